@@ -1,0 +1,46 @@
+// The whole backend for one Program behind an LLVM-free interface: emit, optimize, then
+// inspect, write an object file, or hand the module to the JIT.
+#pragma once
+
+#include "ir/Program.h"
+
+#include <isl/cpp.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace nasc::codegen {
+
+/// An optimized LLVM module for `program` (see emitProgram for its symbols) with its context
+/// and target machine.
+class GeneratedCode {
+public:
+  /// Emits `program` with `asts` (one per call) for `triple` ("native" = host CPU) and runs the
+  /// O3 pipeline. Throws nasc::Error as emitProgram / createTargetMachine do.
+  GeneratedCode(const ir::Program &program, const std::vector<isl::ast_node> &asts,
+                const std::string &symbolPrefix, const std::string &triple);
+  ~GeneratedCode();
+  GeneratedCode(GeneratedCode &&) noexcept;
+
+  /// Optimized LLVM IR text.
+  std::string llvmIr() const;
+  /// Assembly for the target.
+  std::string assembly();
+  /// Writes a relocatable object file (PIC).
+  void writeObject(const std::string &path);
+  /// Moves the module and its context out (for the JIT); the object is empty afterwards.
+  std::unique_ptr<llvm::Module> takeModule();
+  std::unique_ptr<llvm::LLVMContext> takeContext();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace nasc::codegen

@@ -1,0 +1,227 @@
+#include "codegen/KernelEmitter.h"
+
+#include "codegen/AstExprEmitter.h"
+#include "codegen/StatementEmitter.h"
+#include "ir/Error.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+
+namespace nasc::codegen {
+
+namespace {
+
+isl::ast_expr forIterator(const isl::ast_node &n) {
+  return isl::manage(isl_ast_node_for_get_iterator(n.get()));
+}
+
+std::string idName(const isl::ast_expr &e) {
+  return isl::manage(isl_ast_expr_id_get_id(e.get())).name();
+}
+
+/// All children of a block node, in order.
+std::vector<isl::ast_node> blockChildren(const isl::ast_node &n) {
+  isl_ast_node_list *list = isl_ast_node_block_get_children(n.get());
+  std::vector<isl::ast_node> children;
+  for (isl_size i = 0; i < isl_ast_node_list_n_ast_node(list); ++i)
+    children.push_back(isl::manage(isl_ast_node_list_get_ast_node(list, i)));
+  isl_ast_node_list_free(list);
+  return children;
+}
+
+/// Whether the subtree `n` contains a for node.
+bool containsLoop(const isl::ast_node &n) {
+  switch (isl_ast_node_get_type(n.get())) {
+  case isl_ast_node_for:
+    return true;
+  case isl_ast_node_if: {
+    bool elseLoop = isl_ast_node_if_has_else_node(n.get()) == isl_bool_true &&
+                    containsLoop(isl::manage(isl_ast_node_if_get_else_node(n.get())));
+    return elseLoop || containsLoop(isl::manage(isl_ast_node_if_get_then_node(n.get())));
+  }
+  case isl_ast_node_block:
+    for (const isl::ast_node &child : blockChildren(n))
+      if (containsLoop(child))
+        return true;
+    return false;
+  case isl_ast_node_mark:
+    return containsLoop(isl::manage(isl_ast_node_mark_get_node(n.get())));
+  default:
+    return false;
+  }
+}
+
+/// A distinct `llvm.loop` id; for an innermost loop it requests vectorization.
+llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost) {
+  llvm::SmallVector<llvm::Metadata *, 2> ops{nullptr};
+  if (innermost)
+    ops.push_back(
+        llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                                llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx))}));
+  llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
+  id->replaceOperandWith(0, id);
+  return id;
+}
+
+/// Walks one kernel's isl AST and emits its control flow and statements.
+class AstEmitter {
+public:
+  AstEmitter(llvm::Function *function, const ir::Kernel &kernel)
+      : function_(function), builder_(function->getContext()), kernel_(kernel) {
+    for (const ir::Statement &st : kernel.statements)
+      statements_[st.name] = &st;
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(context(), "entry", function_));
+    tensors_ = loadKernelTensors(builder_, kernel, function_->getArg(0));
+  }
+
+  void emitBody(const isl::ast_node &ast) {
+    emitNode(ast);
+    builder_.CreateRetVoid();
+  }
+
+private:
+  llvm::LLVMContext &context() { return function_->getContext(); }
+
+  llvm::BasicBlock *newBlock(const std::string &name) {
+    return llvm::BasicBlock::Create(context(), name, function_);
+  }
+
+  void emitNode(const isl::ast_node &n) {
+    switch (isl_ast_node_get_type(n.get())) {
+    case isl_ast_node_for:
+      return emitFor(n);
+    case isl_ast_node_if:
+      return emitIf(n);
+    case isl_ast_node_block:
+      for (const isl::ast_node &child : blockChildren(n))
+        emitNode(child);
+      return;
+    case isl_ast_node_mark:
+      return emitNode(isl::manage(isl_ast_node_mark_get_node(n.get())));
+    case isl_ast_node_user:
+      return emitUser(isl::manage(isl_ast_node_user_get_expr(n.get())));
+    default:
+      throw Error("kernel " + kernel_.name + ": invalid isl AST node");
+    }
+  }
+
+  /// `for (it = init; cond(it); it += inc) body` as header (phi, cond), body, latch, exit.
+  void emitFor(const isl::ast_node &n) {
+    std::string name = idName(forIterator(n));
+    llvm::Value *init =
+        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(n.get())), iterators_);
+    llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+    llvm::BasicBlock *header = newBlock(name + ".header");
+    llvm::BasicBlock *body = newBlock(name + ".body");
+    llvm::BasicBlock *exit = newBlock(name + ".exit");
+    builder_.CreateBr(header);
+
+    builder_.SetInsertPoint(header);
+    llvm::PHINode *iv = builder_.CreatePHI(builder_.getInt64Ty(), 2, name);
+    iv->addIncoming(init, preheader);
+    llvm::Value *outer = bindIterator(name, iv);
+    llvm::Value *cond =
+        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_cond(n.get())), iterators_);
+    builder_.CreateCondBr(cond, body, exit);
+
+    builder_.SetInsertPoint(body);
+    isl::ast_node inner = isl::manage(isl_ast_node_for_get_body(n.get()));
+    emitNode(inner);
+    llvm::Value *inc =
+        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_inc(n.get())), iterators_);
+    llvm::Value *next = builder_.CreateNSWAdd(iv, inc, name + ".next");
+    llvm::BranchInst *backedge = builder_.CreateBr(header);
+    backedge->setMetadata(llvm::LLVMContext::MD_loop,
+                          loopMetadata(context(), !containsLoop(inner)));
+    iv->addIncoming(next, builder_.GetInsertBlock());
+
+    builder_.SetInsertPoint(exit);
+    bindIterator(name, outer);
+  }
+
+  /// Sets the AST iterator `name` to `value` (nullptr removes it); returns its previous value.
+  llvm::Value *bindIterator(const std::string &name, llvm::Value *value) {
+    auto it = iterators_.find(name);
+    llvm::Value *previous = it == iterators_.end() ? nullptr : it->second;
+    if (value)
+      iterators_[name] = value;
+    else
+      iterators_.erase(name);
+    return previous;
+  }
+
+  void emitIf(const isl::ast_node &n) {
+    llvm::Value *cond =
+        emitAstExpr(builder_, isl::manage(isl_ast_node_if_get_cond(n.get())), iterators_);
+    bool hasElse = isl_ast_node_if_has_else_node(n.get()) == isl_bool_true;
+    llvm::BasicBlock *thenBlock = newBlock("then");
+    llvm::BasicBlock *elseBlock = hasElse ? newBlock("else") : nullptr;
+    llvm::BasicBlock *join = newBlock("endif");
+    builder_.CreateCondBr(cond, thenBlock, hasElse ? elseBlock : join);
+    builder_.SetInsertPoint(thenBlock);
+    emitNode(isl::manage(isl_ast_node_if_get_then_node(n.get())));
+    builder_.CreateBr(join);
+    if (hasElse) {
+      builder_.SetInsertPoint(elseBlock);
+      emitNode(isl::manage(isl_ast_node_if_get_else_node(n.get())));
+      builder_.CreateBr(join);
+    }
+    builder_.SetInsertPoint(join);
+  }
+
+  /// A user node `Sname(e_0, ..., e_{d-1})`: one instance of statement Sname.
+  void emitUser(const isl::ast_expr &call) {
+    if (isl_ast_expr_get_type(call.get()) != isl_ast_expr_op ||
+        isl_ast_expr_op_get_type(call.get()) != isl_ast_expr_op_call)
+      throw Error("kernel " + kernel_.name + ": isl AST user node '" + call.to_C_str() +
+                  "' is not a statement call");
+    std::string name = idName(isl::manage(isl_ast_expr_op_get_arg(call.get(), 0)));
+    auto found = statements_.find(name);
+    if (found == statements_.end())
+      throw Error("kernel " + kernel_.name + ": isl AST calls unknown statement '" + name + "'");
+    const ir::Statement &st = *found->second;
+    isl_size args = isl_ast_expr_op_get_n_arg(call.get()) - 1;
+    if (args < 0 || static_cast<size_t>(args) != st.depth())
+      throw Error("kernel " + kernel_.name + ": isl AST passes " + std::to_string(args) +
+                  " iterator values to statement " + name + " of depth " +
+                  std::to_string(st.depth()));
+    std::vector<llvm::Value *> values;
+    for (isl_size i = 0; i < args; ++i)
+      values.push_back(emitAstExpr(
+          builder_, isl::manage(isl_ast_expr_op_get_arg(call.get(), i + 1)), iterators_));
+    emitStatement(builder_, st, tensors_, values);
+  }
+
+  llvm::Function *function_;
+  llvm::IRBuilder<> builder_;
+  const ir::Kernel &kernel_;
+  std::map<std::string, const ir::Statement *> statements_;
+  KernelTensors tensors_;
+  IteratorValues iterators_;
+};
+
+} // namespace
+
+llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const isl::ast_node &ast,
+                           const std::string &functionName) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {llvm::PointerType::get(ctx, 0)}, false);
+  auto *function =
+      llvm::Function::Create(type, llvm::Function::ExternalLinkage, functionName, module);
+  if (function->getName() != functionName) {
+    function->eraseFromParent();
+    throw Error("codegen: function name '" + functionName + "' is already used in the module");
+  }
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  function->addParamAttr(0, llvm::Attribute::NoAlias);
+  function->addParamAttr(0, llvm::Attribute::NoCapture);
+  function->addParamAttr(0, llvm::Attribute::ReadOnly);
+  function->getArg(0)->setName("tensors");
+  AstEmitter(function, kernel).emitBody(ast);
+  return function;
+}
+
+} // namespace nasc::codegen

@@ -1,0 +1,35 @@
+// isl AST of one Kernel -> an LLVM function `void name(float* noalias const* tensors)`.
+#pragma once
+
+#include "ir/Kernel.h"
+
+#include <isl/cpp.h>
+
+#include <string>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace nasc::codegen {
+
+/// Emits into `module` the function `void functionName(ptr noalias readonly tensors)` that
+/// executes `kernel` in the order of `ast` (poly::generateAst of the kernel's Scop, possibly
+/// after schedule transformations). `tensors[i]` points to kernel tensor i: float32,
+/// row-major, numElements(kernel.tensors[i].shape) elements.
+///
+/// Code shape: i64 loop induction variables; each user node `Sname(e_0, ..., e_{d-1})` binds
+/// statement Sname's iterators to the e_i and emits `write (update)= value` with element
+/// offsets Σ_d index_d · stride_d (row-major, i64). Innermost loops carry
+/// `llvm.loop.vectorize.enable`; every tensor access carries alias-scope metadata saying
+/// distinct tensors never overlap, so the caller must bind distinct, non-overlapping buffers.
+/// Float arithmetic may be contracted to FMA; Max/Min use llvm.maxnum/llvm.minnum.
+///
+/// Throws nasc::Error if the AST names a statement the kernel lacks, passes the wrong number
+/// of iterator values, or uses an isl AST construct other than for/if/block/mark/user nodes
+/// and integer arithmetic, min/max, divisions, select and comparisons.
+llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const isl::ast_node &ast,
+                           const std::string &functionName);
+
+} // namespace nasc::codegen

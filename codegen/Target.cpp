@@ -1,0 +1,175 @@
+#include "codegen/Target.h"
+
+#include "ir/Error.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <mutex>
+
+namespace nasc::codegen {
+
+void initializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+namespace {
+
+/// "+avx2,+fma,-avx512f,..." from the host's detected feature map.
+std::string hostFeatureString() {
+  std::string features;
+  for (const auto &entry : llvm::sys::getHostCPUFeatures()) {
+    if (!features.empty())
+      features += ",";
+    features += (entry.getValue() ? "+" : "-") + entry.getKey().str();
+  }
+  return features;
+}
+
+/// Baseline "+feature" list of a cross target (NEON on AArch64, none elsewhere).
+std::string crossFeatureString(const llvm::Triple &triple) {
+  return triple.isAArch64() ? "+neon" : "";
+}
+
+/// Emits `module` for `tm` as `type` into `out`, on a clone so `module` stays untouched by the
+/// code generator's IR preparation passes.
+void emitFile(llvm::Module &module, llvm::TargetMachine &tm, llvm::raw_pwrite_stream &out,
+              llvm::CodeGenFileType type) {
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, out, nullptr, type))
+    throw Error("codegen: target '" + tm.getTargetTriple().str() + "' cannot emit this file type");
+  pm.run(*copy);
+}
+
+/// Drops the optimizer's remarks and "loop not vectorized" warnings: every innermost loop
+/// requests vectorization, so LLVM declining one (e.g. a recurrence) is expected, not news.
+class QuietOptimizerDiagnostics : public llvm::DiagnosticHandler {
+public:
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    return llvm::isa<llvm::DiagnosticInfoOptimizationBase>(info);
+  }
+};
+
+/// Installs QuietOptimizerDiagnostics on a context and restores the previous handler.
+class QuietOptimizerScope {
+public:
+  explicit QuietOptimizerScope(llvm::LLVMContext &context)
+      : context_(context), previous_(context.getDiagnosticHandler()) {
+    context_.setDiagnosticHandler(std::make_unique<QuietOptimizerDiagnostics>());
+  }
+  ~QuietOptimizerScope() { context_.setDiagnosticHandler(std::move(previous_)); }
+  QuietOptimizerScope(const QuietOptimizerScope &) = delete;
+  QuietOptimizerScope &operator=(const QuietOptimizerScope &) = delete;
+
+private:
+  llvm::LLVMContext &context_;
+  std::unique_ptr<llvm::DiagnosticHandler> previous_;
+};
+
+void runO3Pipeline(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  QuietOptimizerScope quiet(module.getContext());
+  mpm.run(module, mam);
+}
+
+} // namespace
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const std::string &triple) {
+  initializeLlvm();
+  bool native = triple == "native";
+  llvm::Triple target(native ? llvm::sys::getProcessTriple() : llvm::Triple::normalize(triple));
+  std::string lookupError;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(target.str(), lookupError);
+  if (!t)
+    throw Error("codegen: unknown target triple '" + triple + "': " + lookupError);
+  std::string cpu = native ? llvm::sys::getHostCPUName().str() : "generic";
+  std::string features = native ? hostFeatureString() : crossFeatureString(target);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      t->createTargetMachine(target.str(), cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+                             llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    throw Error("codegen: LLVM could not create a target machine for '" + triple + "'");
+  return tm;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm) {
+  module.setTargetTriple(tm.getTargetTriple().str());
+  module.setDataLayout(tm.createDataLayout());
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", tm.getTargetCPU());
+    f.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
+  std::string verifyMessage;
+  llvm::raw_string_ostream verifyStream(verifyMessage);
+  if (llvm::verifyModule(module, &verifyStream))
+    throw Error("codegen: generated LLVM IR is invalid: " + verifyStream.str());
+  runO3Pipeline(module, tm);
+}
+
+void writeObjectFile(llvm::Module &module, llvm::TargetMachine &tm, const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    throw Error(path + ": cannot open for writing: " + ec.message());
+  emitFile(module, tm, out, llvm::CodeGenFileType::ObjectFile);
+  out.close();
+  if (out.has_error()) {
+    std::string message = out.error().message();
+    out.clear_error();
+    throw Error(path + ": write failed: " + message);
+  }
+}
+
+std::string moduleToString(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+std::string moduleToAssembly(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  emitFile(module, tm, os, llvm::CodeGenFileType::AssemblyFile);
+  return std::string(text.str());
+}
+
+} // namespace nasc::codegen

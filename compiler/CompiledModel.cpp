@@ -1,0 +1,36 @@
+#include "compiler/CompiledModel.h"
+
+#include "ir/Error.h"
+
+namespace nasc::compiler {
+
+std::unique_ptr<CompiledModel> CompiledModel::compile(ir::Graph graph, const CompileOptions &options) {
+  PolyhedralModel model = lowerToPolyhedral(std::move(graph));
+  auto jit = std::make_unique<runtime::JitProgram>(generateCode(model, options), options.symbolPrefix);
+  return std::unique_ptr<CompiledModel>(
+      new CompiledModel(std::move(model.graph), std::move(model.program), std::move(jit)));
+}
+
+std::vector<ir::Tensor> CompiledModel::run(const std::vector<ir::Tensor> &inputs) {
+  if (inputs.size() != program_.inputs.size())
+    throw Error("model expects " + std::to_string(program_.inputs.size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  std::vector<const float *> in;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Buffer &b = program_.buffers[static_cast<size_t>(program_.inputs[i])];
+    if (inputs[i].shape != b.shape || inputs[i].f.size() != static_cast<size_t>(ir::numElements(b.shape)))
+      throw Error("input '" + b.name + "' must have shape " + ir::shapeToString(b.shape) +
+                  " (float32), got " + ir::shapeToString(inputs[i].shape));
+    in.push_back(inputs[i].f.data());
+  }
+  std::vector<ir::Tensor> outputs;
+  std::vector<float *> out;
+  for (int id : program_.outputs)
+    outputs.push_back(ir::Tensor::zeros(program_.buffers[static_cast<size_t>(id)].shape));
+  for (auto &t : outputs)
+    out.push_back(t.f.data());
+  jit_->run(in.data(), out.data());
+  return outputs;
+}
+
+} // namespace nasc::compiler

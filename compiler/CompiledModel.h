@@ -1,0 +1,37 @@
+// A model compiled in-process (JIT): run it on tensors from C++ (nasc run / bench, tests).
+#pragma once
+
+#include "compiler/Pipeline.h"
+#include "ir/Tensor.h"
+#include "runtime/jit/JitProgram.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nasc::compiler {
+
+/// A JIT-compiled model with its program (buffer names and shapes of inputs and outputs).
+class CompiledModel {
+public:
+  /// Compiles an inference-ready graph for the host. Throws nasc::Error on failure.
+  static std::unique_ptr<CompiledModel> compile(ir::Graph graph, const CompileOptions &options = {});
+
+  /// Runs on `inputs` (graph input order, float32, shapes as the program's inputs) and returns
+  /// the outputs in graph order. Throws nasc::Error naming the input whose shape is wrong.
+  std::vector<ir::Tensor> run(const std::vector<ir::Tensor> &inputs);
+  /// Runs on raw buffers (no checks); for timing.
+  void runRaw(const float *const *inputs, float *const *outputs) { jit_->run(inputs, outputs); }
+
+  const ir::Program &program() const { return program_; }
+  const ir::Graph &graph() const { return graph_; }
+
+private:
+  CompiledModel(ir::Graph graph, ir::Program program, std::unique_ptr<runtime::JitProgram> jit)
+      : graph_(std::move(graph)), program_(std::move(program)), jit_(std::move(jit)) {}
+  ir::Graph graph_;
+  ir::Program program_;
+  std::unique_ptr<runtime::JitProgram> jit_;
+};
+
+} // namespace nasc::compiler

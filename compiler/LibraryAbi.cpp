@@ -1,0 +1,200 @@
+#include "compiler/LibraryAbi.h"
+
+#include <sstream>
+
+namespace nasc::compiler {
+
+namespace {
+
+const char *kAbiBody = R"abi(
+struct nasc_model {
+  float *workspace;
+  int num_threads;
+  char error[256];
+};
+
+static int valid_index(const nasc_model *m, int i, int n, const char *what) {
+  if (i >= 0 && i < n)
+    return 1;
+  if (m)
+    snprintf(((nasc_model *)m)->error, sizeof m->error, "%s index %d out of range [0, %d)", what, i, n);
+  return 0;
+}
+
+static int copy_shape(const int *ranks, const int64_t (*dims)[8], int i, int64_t *out) {
+  for (int d = 0; d < ranks[i]; ++d)
+    out[d] = dims[i][d];
+  return ranks[i];
+}
+
+nasc_model *nasc_model_create(void) {
+  nasc_model *m = (nasc_model *)calloc(1, sizeof(nasc_model));
+  if (!m)
+    return NULL;
+  size_t bytes = ((size_t)PREFIX(workspace_bytes) + 63) / 64 * 64;
+  if (bytes > 0) {
+    m->workspace = (float *)aligned_alloc(64, bytes);
+    if (!m->workspace) {
+      free(m);
+      return NULL;
+    }
+  }
+  m->num_threads = 1;
+  return m;
+}
+
+void nasc_model_destroy(nasc_model *m) {
+  if (!m)
+    return;
+  free(m->workspace);
+  free(m);
+}
+
+int nasc_model_num_inputs(const nasc_model *m) { (void)m; return NUM_INPUTS; }
+int nasc_model_num_outputs(const nasc_model *m) { (void)m; return NUM_OUTPUTS; }
+
+int nasc_model_input_shape(const nasc_model *m, int i, int64_t *dims) {
+  if (!valid_index(m, i, NUM_INPUTS, "input") || !dims)
+    return -1;
+  return copy_shape(input_ranks, input_dims, i, dims);
+}
+
+int nasc_model_output_shape(const nasc_model *m, int i, int64_t *dims) {
+  if (!valid_index(m, i, NUM_OUTPUTS, "output") || !dims)
+    return -1;
+  return copy_shape(output_ranks, output_dims, i, dims);
+}
+
+const char *nasc_model_input_name(const nasc_model *m, int i) {
+  return valid_index(m, i, NUM_INPUTS, "input") ? input_names[i] : NULL;
+}
+
+const char *nasc_model_output_name(const nasc_model *m, int i) {
+  return valid_index(m, i, NUM_OUTPUTS, "output") ? output_names[i] : NULL;
+}
+
+int nasc_model_run(nasc_model *m, const float *const *inputs, float *const *outputs) {
+  if (!m)
+    return -1;
+  if (!inputs || !outputs) {
+    snprintf(m->error, sizeof m->error, "nasc_model_run: inputs and outputs must not be NULL");
+    return -1;
+  }
+  for (int i = 0; i < NUM_INPUTS; ++i)
+    if (!inputs[i]) {
+      snprintf(m->error, sizeof m->error, "nasc_model_run: input %d ('%s') is NULL", i, input_names[i]);
+      return -1;
+    }
+  for (int i = 0; i < NUM_OUTPUTS; ++i)
+    if (!outputs[i]) {
+      snprintf(m->error, sizeof m->error, "nasc_model_run: output %d ('%s') is NULL", i, output_names[i]);
+      return -1;
+    }
+  PREFIX(run)(inputs, outputs, m->workspace);
+  m->error[0] = 0;
+  return 0;
+}
+
+const char *nasc_model_last_error(const nasc_model *m) { return m ? m->error : "model is NULL"; }
+
+int nasc_model_set_num_threads(nasc_model *m, int n) {
+  if (!m)
+    return -1;
+  if (n < 1) {
+    snprintf(m->error, sizeof m->error, "nasc_model_set_num_threads: %d is not a positive count", n);
+    return -1;
+  }
+  m->num_threads = n;
+  return 0;
+}
+)abi";
+
+const char *kAbiDeclarations = R"abi(typedef struct nasc_model nasc_model;
+
+/* Creates a model instance (its workspace is allocated here); NULL if out of memory. */
+nasc_model *nasc_model_create(void);
+/* Frees a model instance; NULL is allowed. */
+void nasc_model_destroy(nasc_model *model);
+int nasc_model_num_inputs(const nasc_model *model);
+int nasc_model_num_outputs(const nasc_model *model);
+/* Writes the shape of input/output i into dims (room for 8) and returns its rank; -1 if i is out of range. */
+int nasc_model_input_shape(const nasc_model *model, int i, int64_t *dims);
+int nasc_model_output_shape(const nasc_model *model, int i, int64_t *dims);
+const char *nasc_model_input_name(const nasc_model *model, int i);
+const char *nasc_model_output_name(const nasc_model *model, int i);
+/* Runs the model: inputs and outputs are dense NCHW float32 buffers in graph order.
+   Returns 0 on success; otherwise see nasc_model_last_error. Not thread-safe per instance. */
+int nasc_model_run(nasc_model *model, const float *const *inputs, float *const *outputs);
+const char *nasc_model_last_error(const nasc_model *model);
+/* Sets the number of threads used by parallel loops (>= 1); returns 0 on success. */
+int nasc_model_set_num_threads(nasc_model *model, int n);
+)abi";
+
+std::string cString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+void emitTable(std::ostringstream &os, const ir::Program &program, const std::vector<int> &ids,
+               const std::string &kind) {
+  size_t n = ids.size();
+  os << "static const char *" << kind << "_names[" << (n ? n : 1) << "] = {";
+  for (int id : ids)
+    os << cString(program.buffers[static_cast<size_t>(id)].name) << ", ";
+  os << "};\nstatic const int " << kind << "_ranks[" << (n ? n : 1) << "] = {";
+  for (int id : ids)
+    os << program.buffers[static_cast<size_t>(id)].shape.size() << ", ";
+  os << "};\nstatic const int64_t " << kind << "_dims[" << (n ? n : 1) << "][8] = {";
+  for (int id : ids) {
+    os << "{";
+    for (int64_t d : program.buffers[static_cast<size_t>(id)].shape)
+      os << d << ", ";
+    os << "}, ";
+  }
+  os << "};\n";
+}
+
+void describeTensors(std::ostringstream &os, const ir::Program &program, const std::vector<int> &ids,
+                     const std::string &kind) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const ir::Buffer &b = program.buffers[static_cast<size_t>(ids[i])];
+    os << " *   " << kind << " " << i << ": '" << b.name << "' float32 " << ir::shapeToString(b.shape)
+       << "\n";
+  }
+}
+
+} // namespace
+
+std::string libraryAbiSource(const ir::Program &program, const std::string &prefix) {
+  std::ostringstream os;
+  os << "/* Generated by nasc: C ABI of model '" << program.name << "'. */\n"
+     << "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n"
+     << "#define PREFIX(name) " << prefix << "##name\n"
+     << "#define NUM_INPUTS " << program.inputs.size() << "\n"
+     << "#define NUM_OUTPUTS " << program.outputs.size() << "\n"
+     << "extern void PREFIX(run)(const float *const *inputs, float *const *outputs, float *workspace);\n"
+     << "extern const int64_t PREFIX(workspace_bytes);\n"
+     << kAbiDeclarations;
+  emitTable(os, program, program.inputs, "input");
+  emitTable(os, program, program.outputs, "output");
+  os << kAbiBody;
+  return os.str();
+}
+
+std::string libraryAbiHeader(const ir::Program &program) {
+  std::ostringstream os;
+  os << "/* Generated by nasc: C ABI of the compiled model '" << program.name << "'.\n"
+     << " * Inputs and outputs are dense row-major (NCHW) float32 buffers:\n";
+  describeTensors(os, program, program.inputs, "input ");
+  describeTensors(os, program, program.outputs, "output");
+  os << " */\n#pragma once\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << kAbiDeclarations << "\n#ifdef __cplusplus\n}\n#endif\n";
+  return os.str();
+}
+
+} // namespace nasc::compiler

@@ -1,0 +1,41 @@
+// The compiler driver: model file -> Graph -> Program of Kernels -> Scops -> isl ASTs ->
+// generated code, in-process (JIT) or as a shared library.
+#pragma once
+
+#include "codegen/GeneratedCode.h"
+#include "ir/Graph.h"
+#include "ir/Program.h"
+#include "polyhedral/Scop.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nasc::compiler {
+
+/// Options of a compilation.
+struct CompileOptions {
+  /// "native" (host CPU, features detected at run time) or an LLVM target triple.
+  std::string target = "native";
+  /// Prefix of the generated symbols (`<prefix>run`, `<prefix>workspace_bytes`).
+  std::string symbolPrefix = "nasc_generated_";
+};
+
+/// A model lowered to the polyhedral stage: every kernel with its Scop and isl AST.
+/// `isl` owns the isl context of `scops` and `asts` (declared first, destroyed last).
+struct PolyhedralModel {
+  std::unique_ptr<poly::IslContext> isl;
+  ir::Graph graph;
+  ir::Program program;
+  std::vector<poly::Scop> scops;
+  std::vector<isl::ast_node> asts;
+};
+
+/// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop and
+/// generates its AST. Throws nasc::Error for unsupported ops or shapes.
+PolyhedralModel lowerToPolyhedral(ir::Graph graph);
+
+/// Emits and optimizes the code of a lowered model.
+codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options);
+
+} // namespace nasc::compiler

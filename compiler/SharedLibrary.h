@@ -1,0 +1,18 @@
+// `nasc compile`: a model as a shared library with the C ABI of compiler/LibraryAbi.h.
+#pragma once
+
+#include "compiler/Pipeline.h"
+
+#include <string>
+
+namespace nasc::compiler {
+
+/// Compiles `model` into the shared library `soPath` (weights embedded, no side files) and,
+/// if `headerPath` is not empty, writes its C header there. The generated object is linked
+/// with the ABI's C source by the system C compiler (`$CC`, default `cc`); only the
+/// `nasc_model_*` symbols are exported. Throws nasc::Error naming the failing step (object
+/// emission, the compiler command and its exit status, or an unwritable path).
+void emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
+                       const std::string &soPath, const std::string &headerPath);
+
+} // namespace nasc::compiler

@@ -1,0 +1,28 @@
+// Lowering of an inference-ready Graph to a Program of loop-nest Kernels (ir/Kernel.h).
+#pragma once
+
+#include "ir/Graph.h"
+#include "ir/Program.h"
+
+namespace nasc::ir {
+
+/// Lowers `graph` to a Program. The graph must be inference-ready: every value's shape known in
+/// Graph::values, weights in Graph::initializers, BatchNormalization folded where legal,
+/// Identity/Dropout removed and Constant nodes folded (ir/passes).
+///
+/// Buffers: graph inputs become BufferKind::Input, graph outputs Output, initializers read by a
+/// kernel Constant (with their data), all other values Temp; lowering adds Constant buffers of
+/// its own (BatchNormalization scale/shift, AveragePool reciprocal counts). Program::inputs and
+/// Program::outputs follow the graph's order. Kernel calls are in execution order, each naming
+/// the graph nodes it implements in KernelCall::nodes; a Conv followed by a residual Add and/or a
+/// Relu, whose intermediate values have a single consumer and are not graph outputs, becomes one
+/// kernel. A graph output that is directly a graph input or an initializer gets a copy kernel.
+///
+/// Supported ops (ONNX semantics, opsets 11-17): Conv (2-d), MaxPool, AveragePool (2-d),
+/// GlobalAveragePool, GlobalMaxPool, BatchNormalization, Relu, Clip, Add, Sub, Mul, Div (numpy
+/// broadcasting), Gemm, MatMul (2-d), Concat, Flatten, Reshape, Squeeze, Unsqueeze, Identity.
+/// Throws nasc::Error naming the graph source, node and attribute for an unsupported op,
+/// attribute value or shape.
+Program lowerGraph(const Graph &graph);
+
+} // namespace nasc::ir

@@ -1,0 +1,39 @@
+// Internal to ir/lower: the per-op lowerings (one .cpp per op family) called by Lower.cpp.
+// Each appends the kernel(s) implementing its node(s) to the context; errors name the node.
+#pragma once
+
+#include "ir/Graph.h"
+#include "ir/lower/Fusion.h"
+#include "ir/lower/LowerContext.h"
+
+namespace nasc::ir::lower {
+
+/// Conv (2-d, NCHW / OIHW, group, strides, dilations, pads, auto_pad, optional bias) with the
+/// Add and Relu of `fusion` as extra statements (Conv.cpp).
+void lowerConv(LowerContext &ctx, const ConvFusion &fusion);
+/// MaxPool and AveragePool, 2-d (Pool.cpp).
+void lowerMaxPool(LowerContext &ctx, const Node &node);
+void lowerAveragePool(LowerContext &ctx, const Node &node);
+/// GlobalAveragePool and GlobalMaxPool over all spatial axes (GlobalPool.cpp).
+void lowerGlobalAveragePool(LowerContext &ctx, const Node &node);
+void lowerGlobalMaxPool(LowerContext &ctx, const Node &node);
+/// BatchNormalization in inference mode with constant statistics (BatchNorm.cpp).
+void lowerBatchNormalization(LowerContext &ctx, const Node &node);
+/// Relu and Clip (Elementwise.cpp).
+void lowerRelu(LowerContext &ctx, const Node &node);
+void lowerClip(LowerContext &ctx, const Node &node);
+/// Add, Sub, Mul, Div with numpy broadcasting (Elementwise.cpp).
+void lowerBinary(LowerContext &ctx, const Node &node);
+/// Gemm and 2-d MatMul (Gemm.cpp).
+void lowerGemm(LowerContext &ctx, const Node &node);
+void lowerMatMul(LowerContext &ctx, const Node &node);
+/// Concat (Concat.cpp).
+void lowerConcat(LowerContext &ctx, const Node &node);
+/// Flatten, Reshape, Squeeze, Unsqueeze and Identity: row-major copies (Reshape.cpp).
+void lowerReshape(LowerContext &ctx, const Node &node);
+/// Copy of graph value `from` into program buffer `to` (same element count), as a kernel
+/// implementing `nodes` (Reshape.cpp).
+void lowerCopy(LowerContext &ctx, const std::string &name, const std::string &from, int to,
+               std::vector<std::string> nodes);
+
+} // namespace nasc::ir::lower

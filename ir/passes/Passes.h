@@ -1,0 +1,25 @@
+// The graph pipeline that makes an imported graph ready for inference lowering.
+#pragma once
+
+#include "ir/Graph.h"
+#include "ir/passes/ConstantFolding.h"
+#include "ir/passes/FoldBatchNorm.h"
+#include "ir/passes/RemoveNoOps.h"
+#include "ir/passes/ShapeInference.h"
+#include "ir/passes/SupportedOps.h"
+
+namespace nasc::ir {
+
+/// Runs, in order: checkSupported, foldConstants, removeNoOps, inferShapes, foldBatchNorm.
+/// Afterwards every value has a static shape, no Constant / Dropout nodes remain (Identity only
+/// as a copy of an input or initializer to a graph output) and BNs after single-use Convs are
+/// folded. Throws nasc::Error from the first pass that rejects the graph.
+inline void prepareForInference(Graph &graph) {
+  checkSupported(graph);
+  foldConstants(graph);
+  removeNoOps(graph);
+  inferShapes(graph);
+  foldBatchNorm(graph);
+}
+
+} // namespace nasc::ir

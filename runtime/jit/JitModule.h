@@ -1,0 +1,40 @@
+// In-process JIT (ORC LLJIT) for generated modules: compile for the host CPU, look up symbols.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+namespace orc {
+class LLJIT;
+} // namespace orc
+} // namespace llvm
+
+namespace nasc::runtime {
+
+/// One JIT-compiled module. The machine code lives as long as this object.
+class JitModule {
+public:
+  /// Compiles `module` (owned with its `context`) for the host: LLJIT with a target machine
+  /// builder from JITTargetMachineBuilder::detectHost (host CPU and features) and aggressive
+  /// code generation. The module is expected to be optimized already (codegen::optimizeModule
+  /// with codegen::createTargetMachine("native")); its data layout is set to the JIT's if empty.
+  /// Process symbols (memset, memcpy) resolve. Throws nasc::Error if LLVM fails.
+  static std::unique_ptr<JitModule> create(std::unique_ptr<llvm::Module> module,
+                                           std::unique_ptr<llvm::LLVMContext> context);
+  ~JitModule();
+  JitModule(const JitModule &) = delete;
+  JitModule &operator=(const JitModule &) = delete;
+
+  /// Address of the defined symbol `symbol` (function or global), compiling on first use.
+  /// Throws nasc::Error if the module does not define it.
+  void *lookup(const std::string &symbol);
+
+private:
+  explicit JitModule(std::unique_ptr<llvm::orc::LLJIT> jit);
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+} // namespace nasc::runtime

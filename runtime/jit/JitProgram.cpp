@@ -1,0 +1,28 @@
+#include "runtime/jit/JitProgram.h"
+
+#include "runtime/jit/JitModule.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdlib>
+
+namespace nasc::runtime {
+
+JitProgram::JitProgram(codegen::GeneratedCode code, const std::string &symbolPrefix) {
+  std::unique_ptr<llvm::LLVMContext> context = code.takeContext();
+  std::unique_ptr<llvm::Module> module = code.takeModule();
+  module_ = JitModule::create(std::move(module), std::move(context));
+  run_ = reinterpret_cast<RunFn>(module_->lookup(symbolPrefix + "run"));
+  workspaceBytes_ = *static_cast<const int64_t *>(module_->lookup(symbolPrefix + "workspace_bytes"));
+  size_t bytes = (static_cast<size_t>(workspaceBytes_) + 63) / 64 * 64;
+  workspace_ = bytes ? static_cast<float *>(std::aligned_alloc(64, bytes)) : nullptr;
+}
+
+JitProgram::~JitProgram() { std::free(workspace_); }
+
+void JitProgram::run(const float *const *inputs, float *const *outputs) {
+  run_(inputs, outputs, workspace_);
+}
+
+} // namespace nasc::runtime

@@ -1,0 +1,35 @@
+// A Program compiled in-process: its JIT-compiled entry point and its workspace.
+#pragma once
+
+#include "codegen/GeneratedCode.h"
+
+#include <memory>
+#include <string>
+
+namespace nasc::runtime {
+
+class JitModule;
+
+/// Runs a program's generated `<prefix>run` in this process with a workspace it owns.
+class JitProgram {
+public:
+  /// JIT-compiles `code` (emitted with `symbolPrefix`) for the host and allocates the
+  /// workspace (`<prefix>workspace_bytes`, 64-byte aligned). Throws nasc::Error if LLVM fails.
+  JitProgram(codegen::GeneratedCode code, const std::string &symbolPrefix);
+  ~JitProgram();
+
+  /// Runs the program: `inputs[i]` / `outputs[i]` are dense row-major float32 buffers of the
+  /// program's i-th input / output buffer shape. Not reentrant (the workspace is shared).
+  void run(const float *const *inputs, float *const *outputs);
+  /// Workspace size in bytes.
+  int64_t workspaceBytes() const { return workspaceBytes_; }
+
+private:
+  using RunFn = void (*)(const float *const *, float *const *, float *);
+  std::unique_ptr<JitModule> module_;
+  RunFn run_ = nullptr;
+  int64_t workspaceBytes_ = 0;
+  float *workspace_ = nullptr;
+};
+
+} // namespace nasc::runtime

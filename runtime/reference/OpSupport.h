@@ -1,0 +1,44 @@
+// Shared checks of the reference executor's op kernels: errors naming the node, input access.
+#pragma once
+
+#include "ir/Graph.h"
+
+#include <string>
+#include <vector>
+
+namespace nasc::runtime::reference {
+
+/// Tensors of a node's inputs in the order of Node::inputs; nullptr for an omitted optional
+/// input ("" in Node::inputs) and for inputs past the end of Node::inputs.
+using OpInputs = std::vector<const ir::Tensor *>;
+
+/// Tensors a node produces, in the order of Node::outputs.
+using OpOutputs = std::vector<ir::Tensor>;
+
+/// Throws nasc::Error "node 'name' (Op): message".
+[[noreturn]] void fail(const ir::Node &node, const std::string &message);
+
+/// The Float32 input `index` (called `role` in messages, e.g. "X"); throws nasc::Error naming
+/// the node and role when it is missing or not Float32.
+const ir::Tensor &floatInput(const ir::Node &node, const OpInputs &inputs, size_t index,
+                             const char *role);
+
+/// The optional input `index`, or nullptr when omitted.
+const ir::Tensor *optionalInput(const OpInputs &inputs, size_t index);
+
+/// Throws nasc::Error naming the node when it declares more than `count` non-empty outputs
+/// (extra outputs such as MaxPool's Indices or Dropout's mask are not supported).
+void requireAtMostOutputs(const ir::Node &node, size_t count);
+
+/// Throws nasc::Error naming the node and attribute when `attr` is set to a value other than
+/// `expected` (for attributes whose other values are not supported).
+void requireIntAttribute(const ir::Node &node, const std::string &attr, int64_t expected);
+
+/// Axis `axis` in [-rank, rank + extra) normalised to [0, rank + extra); throws nasc::Error naming
+/// the node and attribute 'axis' otherwise.
+int64_t normalizeAxis(const ir::Node &node, int64_t axis, int64_t rank, int64_t extra = 0);
+
+/// Float32 tensor of `shape` holding `data`.
+ir::Tensor floatTensor(const ir::Shape &shape, std::vector<float> data);
+
+} // namespace nasc::runtime::reference

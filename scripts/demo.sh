@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the embedded default model: compile models/resnet18.json to a shared
+# library with nasc, load it from a small C program, print the top-5 classes and the latency.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${NASC_BUILD_DIR:-$root/build}
+"$root/scripts/install-deps.sh" build
+"$root/scripts/build.sh" nasc
+out="$build/demo"
+mkdir -p "$out"
+"$build/tools/nasc" compile "$root/models/resnet18.json" -o "$out/libresnet18.so" --header "$out/resnet18.h"
+cc -O2 -std=c11 -I"$out" -include "$out/resnet18.h" "$root/examples/classify.c" \
+   -o "$out/classify" -L"$out" -lresnet18 -Wl,-rpath,"$out" -lm
+"$out/classify"

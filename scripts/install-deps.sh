@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything nasc needs on Debian 12 from Debian's archive (apt-get only).
+# Usage: scripts/install-deps.sh [build|test]
+#   build: compiler toolchain and libraries (enough for `nasc compile` and the demo)
+#   test:  build + Python/PyTorch/ONNX for exporting test models, ONNX conformance data
+set -euo pipefail
+profile=${1:-build}
+
+build_pkgs=(
+  build-essential cmake ninja-build ccache pkg-config
+  libisl-dev llvm-19-dev libeigen3-dev catch2 libcli11-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
+)
+test_pkgs=(
+  python3-torch python3-torchvision python3-onnx python3-numpy
+  libonnx-testdata dataset-fashion-mnist
+)
+
+pkgs=("${build_pkgs[@]}")
+[ "$profile" = test ] && pkgs+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,108 @@
+// `nasc compile` output: a shared library loaded from C through the ABI matches the Eigen
+// reference executor; the header names the model's inputs and outputs.
+#include "compiler/SharedLibrary.h"
+#include "ir/import/ModelLoader.h"
+#include "runtime/reference/Reference.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace nasc;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *kSmallNet = R"({
+  "name": "smallnet",
+  "inputs": [{"name": "image", "shape": [2, 3, 11, 9]}],
+  "outputs": ["scores"],
+  "nodes": [
+    {"name": "conv1", "op_type": "Conv", "inputs": ["image", "w1", "b1"], "outputs": ["c1"],
+     "attributes": {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 1, 1]}},
+    {"name": "bn1", "op_type": "BatchNormalization", "inputs": ["c1", "g1", "be1", "m1", "v1"],
+     "outputs": ["n1"], "attributes": {"epsilon": 0.001}},
+    {"name": "relu1", "op_type": "Relu", "inputs": ["n1"], "outputs": ["r1"]},
+    {"name": "pool", "op_type": "GlobalAveragePool", "inputs": ["r1"], "outputs": ["p"]},
+    {"name": "flat", "op_type": "Flatten", "inputs": ["p"], "outputs": ["f"]},
+    {"name": "fc", "op_type": "Gemm", "inputs": ["f", "wf", "bf"], "outputs": ["scores"],
+     "attributes": {"transB": 1}}
+  ],
+  "initializers": [
+    {"name": "w1", "shape": [8, 3, 3, 3], "init": "he_normal", "seed": 1},
+    {"name": "b1", "shape": [8], "init": "he_normal", "seed": 2},
+    {"name": "g1", "shape": [8], "init": "he_normal", "seed": 3},
+    {"name": "be1", "shape": [8], "init": "he_normal", "seed": 4},
+    {"name": "m1", "shape": [8], "init": "he_normal", "seed": 5},
+    {"name": "v1", "shape": [8], "data": [1, 2, 0.5, 0.25, 3, 1, 1.5, 0.75]},
+    {"name": "wf", "shape": [5, 8], "init": "he_normal", "seed": 6},
+    {"name": "bf", "shape": [5], "init": "he_normal", "seed": 7}
+  ]
+})";
+
+fs::path workDir() {
+  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "shared_library";
+  fs::create_directories(dir);
+  return dir;
+}
+
+ir::Tensor randomInput(const ir::Shape &shape) {
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal;
+  ir::Tensor t = ir::Tensor::zeros(shape);
+  for (float &v : t.f)
+    v = normal(rng);
+  return t;
+}
+
+void writeRaw(const fs::path &path, const std::vector<float> &data) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(data.size() * 4));
+}
+
+std::vector<float> readRaw(const fs::path &path, size_t n) {
+  std::vector<float> data(n);
+  std::ifstream(path, std::ios::binary).read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(n * 4));
+  return data;
+}
+
+} // namespace
+
+TEST_CASE("a compiled library run from C through the ABI matches the reference executor", "[abi]") {
+  fs::path dir = workDir();
+  std::ofstream(dir / "smallnet.json") << kSmallNet;
+  ir::Graph graph = ir::loadModel((dir / "smallnet.json").string());
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(graph);
+  compiler::emitSharedLibrary(model, {}, (dir / "libsmallnet.so").string(), (dir / "smallnet.h").string());
+
+  std::string driver = (dir / "abi_driver").string();
+  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
+  REQUIRE(std::system(build.c_str()) == 0);
+
+  ir::Tensor input = randomInput({2, 3, 11, 9});
+  writeRaw(dir / "in.bin", input.f);
+  std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
+                    " " + (dir / "out.bin").string();
+  REQUIRE(std::system(run.c_str()) == 0);
+
+  ir::Graph unfolded = ir::loadModelRaw((dir / "smallnet.json").string());
+  auto expected = runtime::runReference(unfolded, {{"image", input}}).at("scores");
+  std::vector<float> got = readRaw(dir / "out.bin", expected.f.size());
+  double err = 0, scale = 0;
+  for (size_t k = 0; k < got.size(); ++k) {
+    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected.f[k]));
+    scale = std::max(scale, std::fabs(static_cast<double>(expected.f[k])));
+  }
+  CHECK(err <= 1e-4 * scale);
+
+  std::ifstream header(dir / "smallnet.h");
+  std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  CHECK(text.find("input  0: 'image' float32 2x3x11x9") != std::string::npos);
+  CHECK(text.find("output 0: 'scores' float32 2x5") != std::string::npos);
+  CHECK(text.find("int nasc_model_run(nasc_model *model, const float *const *inputs, float *const *outputs);") !=
+        std::string::npos);
+}

@@ -1,0 +1,49 @@
+// .npy reading and writing, checked against files written by NumPy itself.
+#include "ir/Error.h"
+#include "ir/Npy.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace nasc;
+
+namespace {
+
+std::string tempPath(const std::string &name) {
+  return (std::filesystem::temp_directory_path() / ("nasc_npy_" + name)).string();
+}
+
+
+} // namespace
+
+TEST_CASE("a float32 array written by NumPy reads back with its shape and values", "[npy]") {
+
+  std::string path = tempPath("np.npy");
+  std::string cmd = "/usr/bin/python3 -c \"import numpy as np; np.save('" + path +
+                    "', np.arange(24, dtype=np.float32).reshape(2,3,4) * 0.5)\"";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  ir::Tensor t = ir::readNpy(path);
+  CHECK(t.shape == ir::Shape{2, 3, 4});
+  REQUIRE(t.f.size() == 24);
+  CHECK(t.f[23] == 11.5f);
+}
+
+TEST_CASE("an array nasc writes is read by NumPy with the same values", "[npy]") {
+
+  ir::Tensor t = ir::Tensor::zeros({3, 2}, 1.25f);
+  t.f[5] = -7.0f;
+  std::string path = tempPath("nasc.npy");
+  ir::writeNpy(path, t);
+  std::string cmd = "/usr/bin/python3 -c \"import numpy as np; a = np.load('" + path +
+                    "'); assert a.shape == (3, 2) and a.dtype == np.float32 and a[2,1] == -7.0 "
+                    "and a[0,0] == 1.25\"";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("a non-npy file is a clear error naming it", "[npy]") {
+  std::string path = tempPath("bad.npy");
+  std::system(("echo hello > " + path).c_str());
+  CHECK_THROWS_WITH(ir::readNpy(path), path + ": not a .npy file (bad magic)");
+}

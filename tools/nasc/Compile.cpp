@@ -1,0 +1,46 @@
+#include "compiler/SharedLibrary.h"
+#include "ir/import/ModelLoader.h"
+#include "tools/nasc/Commands.h"
+
+#include <iostream>
+#include <memory>
+
+namespace nasc::cli {
+
+namespace {
+
+struct CompileArgs {
+  std::string model, output, header, target = "native";
+  int threads = 1;
+};
+
+void compile(const CompileArgs &args) {
+  compiler::CompileOptions options;
+  options.target = args.target;
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(args.model));
+  compiler::emitSharedLibrary(model, options, args.output, args.header);
+  std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)
+            << " (" << model.program.calls.size() << " kernels, "
+            << model.program.flops() * 1e-9 << " GFLOP per run)\n";
+}
+
+} // namespace
+
+void addCompileCommand(CLI::App &app) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "compile", "Compile MODEL into a shared library with a C ABI (nasc_model_create/run/...)");
+  cmd->add_option("MODEL", args->model, "Model: .onnx (opset 11-17) or .json (nasc spec)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")->required();
+  cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
+  cmd->add_option("--target", args->target, "Target: native (host CPU features detected)")
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Default thread count of the library")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->callback([args] { compile(*args); });
+}
+
+} // namespace nasc::cli

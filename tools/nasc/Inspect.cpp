@@ -1,0 +1,73 @@
+#include "compiler/Pipeline.h"
+#include "ir/Error.h"
+#include "ir/import/ModelLoader.h"
+#include "tools/nasc/Commands.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace nasc::cli {
+
+namespace {
+
+struct InspectArgs {
+  std::string model, node, stage = "graph";
+};
+
+bool selected(const ir::KernelCall &call, const std::string &node) {
+  return node.empty() || call.kernel.name == node ||
+         std::find(call.nodes.begin(), call.nodes.end(), node) != call.nodes.end();
+}
+
+void printPolyhedral(const compiler::PolyhedralModel &model, const InspectArgs &args) {
+  bool any = false;
+  for (size_t c = 0; c < model.program.calls.size(); ++c) {
+    const ir::KernelCall &call = model.program.calls[c];
+    if (!selected(call, args.node))
+      continue;
+    any = true;
+    if (args.stage == "kernel") {
+      std::cout << call.kernel.toString();
+    } else if (args.stage == "isl") {
+      const poly::Scop &scop = model.scops[c];
+      std::cout << "kernel " << call.kernel.name << "\n  domain: " << scop.domain
+                << "\n  writes: " << scop.writes << "\n  reads: " << scop.reads
+                << "\n  schedule: " << scop.schedule << "\n";
+    } else {
+      std::cout << "// kernel " << call.kernel.name << "\n" << poly::astToString(model.asts[c]);
+    }
+  }
+  if (!any)
+    throw Error("no kernel implements node '" + args.node + "'");
+}
+
+void inspect(const InspectArgs &args) {
+  ir::Graph graph = ir::loadModel(args.model);
+  if (args.stage == "graph") {
+    std::cout << graph.toString();
+    return;
+  }
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(std::move(graph));
+  if (args.stage == "llvm")
+    std::cout << compiler::generateCode(model, {}).llvmIr();
+  else
+    printPolyhedral(model, args);
+}
+
+} // namespace
+
+void addInspectCommand(CLI::App &app) {
+  auto args = std::make_shared<InspectArgs>();
+  CLI::App *cmd = app.add_subcommand("inspect", "Print MODEL's IR at one compilation stage");
+  cmd->add_option("MODEL", args->model, "Model: .onnx or .json")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--node", args->node, "Only the kernel implementing this graph node (or kernel name)");
+  cmd->add_option("--stage", args->stage,
+                  "graph: imported graph after passes; kernel: loop-nest Kernels; isl: Scop "
+                  "domains, accesses, schedule; ast: isl AST; llvm: optimized LLVM IR")
+      ->check(CLI::IsMember({"graph", "kernel", "isl", "ast", "llvm"}))
+      ->capture_default_str();
+  cmd->callback([args] { inspect(*args); });
+}
+
+} // namespace nasc::cli
