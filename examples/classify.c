@@ -1,5 +1,8 @@
 /* Loads a model compiled by `nasc compile` (through its C ABI), runs it on a synthetic image,
- * prints the top-5 classes of the first output and the median latency over 10 runs. */
+ * prints the top-5 classes of the first output and the median latency over 10 runs.
+ * Build: cc -DNASC_MODEL_HEADER='"model.h"' classify.c -L. -lmodel */
+#define _POSIX_C_SOURCE 199309L
+#include NASC_MODEL_HEADER /* the header written by `nasc compile --header` */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,6 @@ build=${NASC_BUILD_DIR:-$root/build}
 out="$build/demo"
 mkdir -p "$out"
 "$build/tools/nasc" compile "$root/models/resnet18.json" -o "$out/libresnet18.so" --header "$out/resnet18.h"
-cc -O2 -std=c11 -I"$out" -include "$out/resnet18.h" "$root/examples/classify.c" \
+cc -O2 -std=c11 -I"$out" -DNASC_MODEL_HEADER='"resnet18.h"' "$root/examples/classify.c" \
    -o "$out/classify" -L"$out" -lresnet18 -Wl,-rpath,"$out" -lm
 "$out/classify"

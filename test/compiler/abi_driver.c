@@ -1,5 +1,6 @@
 /* Test driver: loads a nasc-compiled library through its C ABI (dlopen), runs it on the raw
- * float32 file argv[2] and writes the first output to argv[3] as raw float32. Prints the ABI's
+ * float32 file argv[2] and writes the first output to argv[3] as raw float32; an optional
+ * argv[4] is the thread count passed to nasc_model_set_num_threads before the run. Prints the ABI's
  * view of the model (counts, names, shapes) and checks its error paths. Exit 0 on success. */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -9,32 +10,32 @@
 
 typedef struct nasc_model nasc_model;
 
-#define LOAD(type, name)                                                                    \
-  type name = (type)dlsym(lib, #name);                                                      \
+#define LOAD(ret, name, args)                                                               \
+  ret(*name) args = (ret(*) args)dlsym(lib, #name);                                         \
   if (!name) {                                                                              \
     fprintf(stderr, "missing symbol %s\n", #name);                                         \
     return 2;                                                                               \
   }
 
 int main(int argc, char **argv) {
-  if (argc != 4)
+  if (argc != 4 && argc != 5)
     return 2;
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     fprintf(stderr, "%s\n", dlerror());
     return 2;
   }
-  LOAD(nasc_model * (*)(void), nasc_model_create);
-  LOAD(void (*)(nasc_model *), nasc_model_destroy);
-  LOAD(int (*)(const nasc_model *), nasc_model_num_inputs);
-  LOAD(int (*)(const nasc_model *), nasc_model_num_outputs);
-  LOAD(int (*)(const nasc_model *, int, int64_t *), nasc_model_input_shape);
-  LOAD(int (*)(const nasc_model *, int, int64_t *), nasc_model_output_shape);
-  LOAD(const char *(*)(const nasc_model *, int), nasc_model_input_name);
-  LOAD(const char *(*)(const nasc_model *, int), nasc_model_output_name);
-  LOAD(int (*)(nasc_model *, const float *const *, float *const *), nasc_model_run);
-  LOAD(const char *(*)(const nasc_model *), nasc_model_last_error);
-  LOAD(int (*)(nasc_model *, int), nasc_model_set_num_threads);
+  LOAD(nasc_model *, nasc_model_create, (void));
+  LOAD(void, nasc_model_destroy, (nasc_model *));
+  LOAD(int, nasc_model_num_inputs, (const nasc_model *));
+  LOAD(int, nasc_model_num_outputs, (const nasc_model *));
+  LOAD(int, nasc_model_input_shape, (const nasc_model *, int, int64_t *));
+  LOAD(int, nasc_model_output_shape, (const nasc_model *, int, int64_t *));
+  LOAD(const char *, nasc_model_input_name, (const nasc_model *, int));
+  LOAD(const char *, nasc_model_output_name, (const nasc_model *, int));
+  LOAD(int, nasc_model_run, (nasc_model *, const float *const *, float *const *));
+  LOAD(const char *, nasc_model_last_error, (const nasc_model *));
+  LOAD(int, nasc_model_set_num_threads, (nasc_model *, int));
 
   nasc_model *m = nasc_model_create();
   int64_t in_dims[8], out_dims[8];
@@ -54,6 +55,8 @@ int main(int argc, char **argv) {
     return 4;
   if (nasc_model_set_num_threads(m, 0) == 0)
     return 5;
+  if (argc == 5 && nasc_model_set_num_threads(m, atoi(argv[4])) != 0)
+    return 9;
 
   float *in = malloc(sizeof(float) * (size_t)in_n), *out = malloc(sizeof(float) * (size_t)out_n);
   FILE *f = fopen(argv[2], "rb");
