@@ -1,0 +1,130 @@
+// The `nasc` command line as a user runs it: help on every verb, each inspect stage, and one
+// clear error line with a non-zero exit for bad input.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+/// Runs `nasc ARGS` (stderr merged into stdout) and returns its exit status and output.
+Result nasc(const std::string &args) {
+  std::string cmd = std::string(NASC_BINARY_DIR) + "/tools/nasc " + args + " 2>&1";
+  FILE *pipe = popen(cmd.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+const std::string kModel = std::string(NASC_SOURCE_DIR) + "/models/resnet18.json";
+
+fs::path scratch() {
+  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "cli";
+  fs::create_directories(dir);
+  return dir;
+}
+
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+TEST_CASE("every verb has --help describing its options", "[cli]") {
+  Result top = nasc("--help");
+  CHECK(top.status == 0);
+  for (const char *verb : {"compile", "run", "bench", "inspect"}) {
+    INFO(verb);
+    CHECK(contains(top.output, verb));
+    Result help = nasc(std::string(verb) + " --help");
+    CHECK(help.status == 0);
+    CHECK(contains(help.output, "MODEL"));
+  }
+  CHECK(contains(nasc("compile --help").output, "--header"));
+  CHECK(contains(nasc("inspect --help").output, "--stage"));
+}
+
+TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
+  Result kernel = nasc("inspect " + kModel + " --stage kernel --node conv1");
+  REQUIRE(kernel.status == 0);
+  CHECK(contains(kernel.output, "kernel "));
+  CHECK(contains(kernel.output, "+="));
+  Result isl = nasc("inspect " + kModel + " --stage isl --node conv1");
+  REQUIRE(isl.status == 0);
+  CHECK(contains(isl.output, "domain: { S"));
+  CHECK(contains(isl.output, "schedule:"));
+  Result ast = nasc("inspect " + kModel + " --stage ast --node conv1");
+  REQUIRE(ast.status == 0);
+  CHECK(contains(ast.output, "for (int c1 = 0; c1 <= 63; c1 += 1)"));
+  Result graph = nasc("inspect " + kModel + " --stage graph");
+  REQUIRE(graph.status == 0);
+  CHECK(contains(graph.output, "= Conv("));
+  CHECK(contains(graph.output, "output logits: 1x1000"));
+}
+
+TEST_CASE("inspect --stage llvm prints optimized LLVM IR", "[cli]") {
+  Result llvm = nasc("inspect " + kModel + " --stage llvm");
+  REQUIRE(llvm.status == 0);
+  CHECK(contains(llvm.output, "define void @nasc_generated_run("));
+}
+
+TEST_CASE("compile writes a shared library and a header naming the input shape", "[cli]") {
+  fs::path dir = scratch();
+  Result r = nasc("compile " + kModel + " -o " + (dir / "libr18.so").string() + " --header " +
+                  (dir / "r18.h").string());
+  REQUIRE(r.status == 0);
+  CHECK(fs::file_size(dir / "libr18.so") > 11'000'000 * 4);
+  std::ifstream header(dir / "r18.h");
+  std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  CHECK(contains(text, "'input' float32 1x3x224x224"));
+}
+
+TEST_CASE("a missing model file is one error line and a non-zero exit", "[cli][error]") {
+  Result r = nasc("compile /nonexistent/model.onnx -o /tmp/x.so");
+  CHECK(r.status != 0);
+  CHECK(contains(r.output, "/nonexistent/model.onnx"));
+}
+
+TEST_CASE("an unsupported op is an error naming the file, node and op", "[cli][error]") {
+  fs::path spec = scratch() / "bad_op.json";
+  std::ofstream(spec) << R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": ["y"],
+    "nodes": [{"name": "act", "op_type": "Softplus", "inputs": ["x"], "outputs": ["y"]}]})";
+  Result r = nasc("run " + spec.string() + " --input x.npy --output y.npy");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "nasc: error: "));
+  CHECK(contains(r.output, spec.string()));
+  CHECK(contains(r.output, "act"));
+  CHECK(contains(r.output, "Softplus"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+}
+
+TEST_CASE("an input of the wrong shape is an error naming the input", "[cli][error]") {
+  fs::path dir = scratch();
+  fs::path npy = dir / "wrong.npy";
+  std::string make = "/usr/bin/python3 -c \"import numpy as np; np.save('" + npy.string() +
+                     "', np.zeros((1, 3, 32, 32), np.float32))\"";
+  REQUIRE(std::system(make.c_str()) == 0);
+  Result r = nasc("run " + kModel + " --input " + npy.string() + " --output " + (dir / "y.npy").string());
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "input 'input' must have shape 1x3x224x224"));
+}
+
+TEST_CASE("an unknown input name lists the model's inputs", "[cli][error]") {
+  Result r = nasc("run " + kModel + " --input image=x.npy --output y.npy");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "no input named 'image' (its inputs: input)"));
+}
