@@ -16,10 +16,11 @@ struct GeneratedCode::Impl {
 };
 
 GeneratedCode::GeneratedCode(const ir::Program &program, const std::vector<isl::ast_node> &asts,
-                             const std::string &symbolPrefix, const std::string &triple)
+                             const std::string &symbolPrefix, const std::string &triple,
+                             bool profile)
     : impl_(std::make_unique<Impl>()) {
   impl_->target = createTargetMachine(triple);
-  impl_->module = emitProgram(*impl_->context, program, asts, symbolPrefix);
+  impl_->module = emitProgram(*impl_->context, program, asts, symbolPrefix, profile);
   optimizeModule(*impl_->module, *impl_->target);
 }
 

@@ -21,10 +21,11 @@ namespace nasc::codegen {
 /// and target machine.
 class GeneratedCode {
 public:
-  /// Emits `program` with `asts` (one per call) for `triple` ("native" = host CPU) and runs the
-  /// O3 pipeline. Throws nasc::Error as emitProgram / createTargetMachine do.
+  /// Emits `program` with `asts` (one per call) for `triple` ("native" = host CPU), with the
+  /// per-kernel profiling hook if `profile` (see emitProgram), and runs the O3 pipeline.
+  /// Throws nasc::Error as emitProgram / createTargetMachine do.
   GeneratedCode(const ir::Program &program, const std::vector<isl::ast_node> &asts,
-                const std::string &symbolPrefix, const std::string &triple);
+                const std::string &symbolPrefix, const std::string &triple, bool profile = false);
   ~GeneratedCode();
   GeneratedCode(GeneratedCode &&) noexcept;
 

@@ -1,13 +1,17 @@
 #include "codegen/KernelEmitter.h"
 
 #include "codegen/AstExprEmitter.h"
+#include "codegen/ParallelCall.h"
 #include "codegen/StatementEmitter.h"
 #include "ir/Error.h"
+#include "polyhedral/ParallelLoops.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
+#include <optional>
 
 namespace nasc::codegen {
 
@@ -65,15 +69,46 @@ llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost) {
   return id;
 }
 
-/// Walks one kernel's isl AST and emits its control flow and statements.
+bool isParallelMark(const isl::ast_node &n) {
+  return isl::manage(isl_ast_node_mark_get_id(n.get())).name() == poly::kParallelMark;
+}
+
+bool isIntegerOne(const isl::ast_expr &e) {
+  if (isl_ast_expr_get_type(e.get()) != isl_ast_expr_int)
+    return false;
+  return isl::manage(isl_ast_expr_int_get_val(e.get())).is_one();
+}
+
+/// For a loop `for (it = init; it <= e or it < e; it += 1)`: the expression e and whether the
+/// bound is inclusive; nullopt for other loop shapes (run sequentially).
+std::optional<std::pair<isl::ast_expr, bool>> unitStepUpperBound(const isl::ast_node &loop) {
+  if (!isIntegerOne(isl::manage(isl_ast_node_for_get_inc(loop.get()))))
+    return std::nullopt;
+  isl::ast_expr cond = isl::manage(isl_ast_node_for_get_cond(loop.get()));
+  if (isl_ast_expr_get_type(cond.get()) != isl_ast_expr_op)
+    return std::nullopt;
+  isl_ast_expr_op_type op = isl_ast_expr_op_get_type(cond.get());
+  if (op != isl_ast_expr_op_le && op != isl_ast_expr_op_lt)
+    return std::nullopt;
+  isl::ast_expr lhs = isl::manage(isl_ast_expr_op_get_arg(cond.get(), 0));
+  if (isl_ast_expr_get_type(lhs.get()) != isl_ast_expr_id ||
+      idName(lhs) != idName(forIterator(loop)))
+    return std::nullopt;
+  return std::make_pair(isl::manage(isl_ast_expr_op_get_arg(cond.get(), 1)),
+                        op == isl_ast_expr_op_le);
+}
+
+/// Walks one kernel's isl AST and emits its control flow and statements. For-nodes under a
+/// "parallel" mark are outlined into a body function run through nasc_parallel_for.
 class AstEmitter {
 public:
+  /// Emitter of the kernel function `void f(ptr tensors, i32 threads)`.
   AstEmitter(llvm::Function *function, const ir::Kernel &kernel)
       : function_(function), builder_(function->getContext()), kernel_(kernel) {
-    for (const ir::Statement &st : kernel.statements)
-      statements_[st.name] = &st;
-    builder_.SetInsertPoint(llvm::BasicBlock::Create(context(), "entry", function_));
-    tensors_ = loadKernelTensors(builder_, kernel, function_->getArg(0));
+    init();
+    tensorArray_ = function_->getArg(0);
+    threads_ = function_->getArg(1);
+    tensors_ = loadKernelTensors(builder_, kernel, tensorArray_);
   }
 
   void emitBody(const isl::ast_node &ast) {
@@ -82,6 +117,66 @@ public:
   }
 
 private:
+  /// Emitter of an outlined body `void f(ptr ctx, i64 begin, i64 end)` whose context record
+  /// holds the tensor array and the values of the AST iterators `names`.
+  AstEmitter(llvm::Function *function, const ir::Kernel &kernel,
+             const std::vector<std::string> &names)
+      : function_(function), builder_(function->getContext()), kernel_(kernel) {
+    init();
+    std::vector<llvm::Value *> fields = unpackContext(builder_, function_->getArg(0), names.size());
+    tensorArray_ = fields[0];
+    tensors_ = loadKernelTensors(builder_, kernel, tensorArray_);
+    for (size_t i = 0; i < names.size(); ++i)
+      iterators_[names[i]] = fields[i + 1];
+  }
+
+  void init() {
+    for (const ir::Statement &st : kernel_.statements)
+      statements_[st.name] = &st;
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(context(), "entry", function_));
+  }
+
+  /// Emits the outlined body: the loop `for (it = begin; it < end; ++it) loop.body`.
+  void emitOutlinedLoop(const isl::ast_node &loop) {
+    llvm::Value *end = function_->getArg(2);
+    std::string name = idName(forIterator(loop));
+    emitLoop(
+        name, function_->getArg(1),
+        [&] { return builder_.CreateICmpSLT(iterators_.at(name), end); },
+        [&] { return builder_.getInt64(1); }, isl::manage(isl_ast_node_for_get_body(loop.get())));
+    builder_.CreateRetVoid();
+  }
+
+  /// A mark node: a parallel for-loop if it is a "parallel" mark over a unit-step loop and
+  /// this emitter is not already inside an outlined body, otherwise its child as is.
+  void emitMark(const isl::ast_node &n) {
+    isl::ast_node child = isl::manage(isl_ast_node_mark_get_node(n.get()));
+    if (threads_ && isParallelMark(n) && isl_ast_node_get_type(child.get()) == isl_ast_node_for)
+      if (auto bound = unitStepUpperBound(child))
+        return emitParallelFor(child, bound->first, bound->second);
+    emitNode(child);
+  }
+
+  /// nasc_parallel_for(body, ctx, init, upper bound (exclusive), threads).
+  void emitParallelFor(const isl::ast_node &loop, const isl::ast_expr &bound, bool inclusive) {
+    llvm::Value *lb =
+        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(loop.get())), iterators_);
+    llvm::Value *ub = emitAstExpr(builder_, bound, iterators_);
+    if (inclusive)
+      ub = builder_.CreateNSWAdd(ub, builder_.getInt64(1));
+    std::vector<std::string> names;
+    std::vector<llvm::Value *> values;
+    for (const auto &[name, value] : iterators_) {
+      names.push_back(name);
+      values.push_back(value);
+    }
+    llvm::Module &module = *function_->getParent();
+    llvm::Function *body = createOutlinedBody(module, function_->getName().str() + ".parallel");
+    AstEmitter(body, kernel_, names).emitOutlinedLoop(loop);
+    llvm::Value *record = packContext(builder_, tensorArray_, values);
+    builder_.CreateCall(parallelForFunction(module), {body, record, lb, ub, threads_});
+  }
+
   llvm::LLVMContext &context() { return function_->getContext(); }
 
   llvm::BasicBlock *newBlock(const std::string &name) {
@@ -99,7 +194,7 @@ private:
         emitNode(child);
       return;
     case isl_ast_node_mark:
-      return emitNode(isl::manage(isl_ast_node_mark_get_node(n.get())));
+      return emitMark(n);
     case isl_ast_node_user:
       return emitUser(isl::manage(isl_ast_node_user_get_expr(n.get())));
     default:
@@ -107,11 +202,25 @@ private:
     }
   }
 
-  /// `for (it = init; cond(it); it += inc) body` as header (phi, cond), body, latch, exit.
   void emitFor(const isl::ast_node &n) {
     std::string name = idName(forIterator(n));
     llvm::Value *init =
         emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(n.get())), iterators_);
+    emitLoop(
+        name, init,
+        [&] {
+          return emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_cond(n.get())), iterators_);
+        },
+        [&] {
+          return emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_inc(n.get())), iterators_);
+        },
+        isl::manage(isl_ast_node_for_get_body(n.get())));
+  }
+
+  /// `for (name = init; cond(); name += inc()) inner` as header (phi, cond), body, latch, exit.
+  void emitLoop(const std::string &name, llvm::Value *init,
+                const std::function<llvm::Value *()> &cond,
+                const std::function<llvm::Value *()> &inc, const isl::ast_node &inner) {
     llvm::BasicBlock *preheader = builder_.GetInsertBlock();
     llvm::BasicBlock *header = newBlock(name + ".header");
     llvm::BasicBlock *body = newBlock(name + ".body");
@@ -122,16 +231,11 @@ private:
     llvm::PHINode *iv = builder_.CreatePHI(builder_.getInt64Ty(), 2, name);
     iv->addIncoming(init, preheader);
     llvm::Value *outer = bindIterator(name, iv);
-    llvm::Value *cond =
-        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_cond(n.get())), iterators_);
-    builder_.CreateCondBr(cond, body, exit);
+    builder_.CreateCondBr(cond(), body, exit);
 
     builder_.SetInsertPoint(body);
-    isl::ast_node inner = isl::manage(isl_ast_node_for_get_body(n.get()));
     emitNode(inner);
-    llvm::Value *inc =
-        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_inc(n.get())), iterators_);
-    llvm::Value *next = builder_.CreateNSWAdd(iv, inc, name + ".next");
+    llvm::Value *next = builder_.CreateNSWAdd(iv, inc(), name + ".next");
     llvm::BranchInst *backedge = builder_.CreateBr(header);
     backedge->setMetadata(llvm::LLVMContext::MD_loop,
                           loopMetadata(context(), !containsLoop(inner)));
@@ -198,6 +302,8 @@ private:
   llvm::IRBuilder<> builder_;
   const ir::Kernel &kernel_;
   std::map<std::string, const ir::Statement *> statements_;
+  llvm::Value *tensorArray_ = nullptr;
+  llvm::Value *threads_ = nullptr; ///< Null inside an outlined body: marks are not nested.
   KernelTensors tensors_;
   IteratorValues iterators_;
 };
@@ -207,8 +313,9 @@ private:
 llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const isl::ast_node &ast,
                            const std::string &functionName) {
   llvm::LLVMContext &ctx = module.getContext();
-  auto *type =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {llvm::PointerType::get(ctx, 0)}, false);
+  auto *type = llvm::FunctionType::get(
+      llvm::Type::getVoidTy(ctx), {llvm::PointerType::get(ctx, 0), llvm::Type::getInt32Ty(ctx)},
+      false);
   auto *function =
       llvm::Function::Create(type, llvm::Function::ExternalLinkage, functionName, module);
   if (function->getName() != functionName) {
@@ -220,6 +327,7 @@ llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const
   function->addParamAttr(0, llvm::Attribute::NoCapture);
   function->addParamAttr(0, llvm::Attribute::ReadOnly);
   function->getArg(0)->setName("tensors");
+  function->getArg(1)->setName("threads");
   AstEmitter(function, kernel).emitBody(ast);
   return function;
 }

@@ -1,4 +1,5 @@
-// isl AST of one Kernel -> an LLVM function `void name(float* noalias const* tensors)`.
+// isl AST of one Kernel -> an LLVM function
+// `void name(float* noalias const* tensors, i32 threads)`, parallel loops outlined.
 #pragma once
 
 #include "ir/Kernel.h"
@@ -14,10 +15,19 @@ class Module;
 
 namespace nasc::codegen {
 
-/// Emits into `module` the function `void functionName(ptr noalias readonly tensors)` that
-/// executes `kernel` in the order of `ast` (poly::generateAst of the kernel's Scop, possibly
-/// after schedule transformations). `tensors[i]` points to kernel tensor i: float32,
-/// row-major, numElements(kernel.tensors[i].shape) elements.
+/// Emits into `module` the function `void functionName(ptr noalias readonly tensors,
+/// i32 threads)` that executes `kernel` in the order of `ast` (poly::generateAst of the
+/// kernel's Scop, possibly after schedule transformations). `tensors[i]` points to kernel
+/// tensor i: float32, row-major, numElements(kernel.tensors[i].shape) elements.
+///
+/// Parallel loops: a for-node with unit step and an upper bound `it <= e` / `it < e`, directly
+/// under an isl mark named poly::kParallelMark, is outlined into an internal function
+/// `void functionName.parallel(ptr ctx, i64 begin, i64 end)` running iterations [begin, end);
+/// ctx records the tensor array and the values of the enclosing loops. The kernel calls
+/// nasc_parallel_for(body, ctx, lb, ub, threads) (codegen/ParallelCall.h), which the module
+/// declares and the runtime must define; marks inside an outlined body, and marks over other
+/// loop shapes, are emitted sequentially. The caller must have proved the loop parallel
+/// (poly::markParallelLoops).
 ///
 /// Code shape: i64 loop induction variables; each user node `Sname(e_0, ..., e_{d-1})` binds
 /// statement Sname's iterators to the e_i and emits `write (update)= value` with element

@@ -71,15 +71,20 @@ llvm::GlobalVariable *constantBuffer(llvm::Module &module, const ir::Buffer &buf
 /// Builds `<prefix>run`: resolves each buffer to a pointer, then calls the kernels in order.
 class RunEmitter {
 public:
-  RunEmitter(llvm::Module &module, const ir::Program &program, const std::string &prefix)
+  RunEmitter(llvm::Module &module, const ir::Program &program, const std::string &prefix, bool profile)
       : module_(module), program_(program), prefix_(prefix), builder_(module.getContext()) {
+    if (profile)
+      profileHook_ = module.getOrInsertFunction(
+          kProfileSymbol, llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getInt32Ty()}, false));
     llvm::Type *ptr = builder_.getPtrTy();
-    auto *type = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, ptr}, false);
+    auto *type = llvm::FunctionType::get(builder_.getVoidTy(),
+                                         {ptr, ptr, ptr, builder_.getInt32Ty()}, false);
     run_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, prefix + "run", module);
     run_->addFnAttr(llvm::Attribute::NoUnwind);
     run_->getArg(0)->setName("inputs");
     run_->getArg(1)->setName("outputs");
     run_->getArg(2)->setName("workspace");
+    run_->getArg(3)->setName("threads");
     builder_.SetInsertPoint(llvm::BasicBlock::Create(module.getContext(), "entry", run_));
   }
 
@@ -90,7 +95,9 @@ public:
       llvm::Function *kernel =
           emitKernel(module_, call.kernel, asts[c], prefix_ + call.kernel.name);
       kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-      builder_.CreateCall(kernel, {tensorArray(call)});
+      builder_.CreateCall(kernel, {tensorArray(call), run_->getArg(3)});
+      if (profileHook_)
+        builder_.CreateCall(profileHook_, {builder_.getInt32(static_cast<uint32_t>(c))});
     }
     builder_.CreateRetVoid();
   }
@@ -148,6 +155,7 @@ private:
   std::string prefix_;
   llvm::IRBuilder<> builder_;
   llvm::Function *run_ = nullptr;
+  llvm::FunctionCallee profileHook_;
   std::vector<llvm::Value *> pointers_;
 };
 
@@ -155,10 +163,10 @@ private:
 
 std::unique_ptr<llvm::Module> emitProgram(llvm::LLVMContext &context, const ir::Program &program,
                                           const std::vector<isl::ast_node> &asts,
-                                          const std::string &symbolPrefix) {
+                                          const std::string &symbolPrefix, bool profile) {
   validateProgram(program, asts);
   auto module = std::make_unique<llvm::Module>(program.name, context);
-  RunEmitter(*module, program, symbolPrefix).emit(asts);
+  RunEmitter(*module, program, symbolPrefix, profile).emit(asts);
   return module;
 }
 

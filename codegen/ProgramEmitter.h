@@ -20,15 +20,20 @@ namespace nasc::codegen {
 /// `program.calls[c].kernel` (poly::generateAst, after any schedule transformations).
 ///
 /// The module holds:
-/// - one internal function per call, `void <prefix><kernel.name>(float* noalias const*)`
-///   (see emitKernel);
+/// - one internal function per call, `void <prefix><kernel.name>(float* noalias const*,
+///   int32_t threads)` (see emitKernel), and the declaration of nasc_parallel_for if a kernel
+///   has a parallel loop;
 /// - each Constant buffer as an internal constant global float array, 64-byte aligned;
 /// - the exported entry point
-///   `void <prefix>run(const float* const* inputs, float* const* outputs, float* workspace)`:
+///   `void <prefix>run(const float* const* inputs, float* const* outputs, float* workspace,
+///   int32_t threads)`:
 ///   `inputs[i]` is buffer `program.inputs[i]`, `outputs[i]` buffer `program.outputs[i]`
 ///   (row-major float32 of the buffer's shape); `workspace` must hold `<prefix>workspace_bytes`
 ///   bytes, 64-byte aligned, and holds the Temp buffers at the offsets of planMemory(program);
-/// - the exported constant `const int64_t <prefix>workspace_bytes`.
+///   `threads` (>= 1) is passed to every nasc_parallel_for call (1: nothing is spawned);
+/// - the exported constant `const int64_t <prefix>workspace_bytes`;
+/// - with `profile`, a call `kProfileSymbol(c)` after kernel call c returns, for the runtime to
+///   time each kernel (the JIT defines the symbol; shared libraries are built without it).
 /// Kernels run in call order; `run` is reentrant for distinct workspaces and outputs.
 ///
 /// Throws nasc::Error if asts.size() differs from the number of calls, a call binds a wrong
@@ -37,6 +42,9 @@ namespace nasc::codegen {
 /// buffer's data does not match its shape, or a kernel's AST cannot be emitted.
 std::unique_ptr<llvm::Module> emitProgram(llvm::LLVMContext &context, const ir::Program &program,
                                           const std::vector<isl::ast_node> &asts,
-                                          const std::string &symbolPrefix);
+                                          const std::string &symbolPrefix, bool profile = false);
+
+/// `void nasc_profile_kernel_end(int32_t call)`: called after each kernel of a profiled program.
+inline constexpr const char *kProfileSymbol = "nasc_profile_kernel_end";
 
 } // namespace nasc::codegen

@@ -10,9 +10,14 @@ namespace nasc::compiler {
 
 /// C source (C11) of the ABI functions nasc_model_create/destroy/num_inputs/num_outputs/
 /// input_shape/output_shape/input_name/output_name/run/last_error/set_num_threads for
-/// `program`. It calls the generated `<prefix>run(inputs, outputs, workspace)` and reads
-/// `<prefix>workspace_bytes` (both emitted by codegen::emitProgram with the same prefix).
-std::string libraryAbiSource(const ir::Program &program, const std::string &prefix);
+/// `program`. It calls the generated `<prefix>run(inputs, outputs, workspace, threads)` with
+/// the instance's thread count (`defaultThreads` after nasc_model_create, then as set by
+/// nasc_model_set_num_threads) and reads `<prefix>workspace_bytes` (both emitted by
+/// codegen::emitProgram with the same prefix). It also defines the runtime entry
+/// nasc_parallel_for (codegen/ParallelCall.h) with OpenMP (compile it with -fopenmp): a static
+/// schedule of min(threads, ub - lb) equal ranges; threads == 1 calls the body directly.
+std::string libraryAbiSource(const ir::Program &program, const std::string &prefix,
+                             int defaultThreads = 1);
 
 /// The header declaring the ABI, with each input/output name and NCHW shape as comments.
 std::string libraryAbiHeader(const ir::Program &program);

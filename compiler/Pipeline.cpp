@@ -1,6 +1,8 @@
 #include "compiler/Pipeline.h"
 
+#include "compiler/transforms/DefaultSchedule.h"
 #include "ir/lower/Lower.h"
+#include "polyhedral/ParallelLoops.h"
 
 namespace nasc::compiler {
 
@@ -10,14 +12,19 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph) {
   model.program = ir::lowerGraph(graph);
   model.graph = std::move(graph);
   for (const auto &call : model.program.calls) {
-    model.scops.push_back(poly::buildScop(model.isl->get(), call.kernel));
-    model.asts.push_back(poly::generateAst(model.scops.back()));
+    poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
+    model.dependences.push_back(poly::computeDependences(scop, call.kernel));
+    scop.schedule = defaultSchedule(scop, model.dependences.back(), call.kernel);
+    scop.schedule = poly::markParallelLoops(scop, model.dependences.back());
+    model.asts.push_back(poly::generateAst(scop));
+    model.scops.push_back(std::move(scop));
   }
   return model;
 }
 
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options) {
-  return codegen::GeneratedCode(model.program, model.asts, options.symbolPrefix, options.target);
+  return codegen::GeneratedCode(model.program, model.asts, options.symbolPrefix, options.target,
+                                options.profile);
 }
 
 } // namespace nasc::compiler

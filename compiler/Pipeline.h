@@ -5,6 +5,7 @@
 #include "codegen/GeneratedCode.h"
 #include "ir/Graph.h"
 #include "ir/Program.h"
+#include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
 
 #include <memory>
@@ -19,15 +20,23 @@ struct CompileOptions {
   std::string target = "native";
   /// Prefix of the generated symbols (`<prefix>run`, `<prefix>workspace_bytes`).
   std::string symbolPrefix = "nasc_generated_";
+  /// Threads of the parallel loops: the JIT's initial count (CompiledModel::compile) and a
+  /// shared library's default (nasc_model_create; nasc_model_set_num_threads changes it).
+  int threads = 1;
+  /// JIT only: emit the per-kernel timing hook (runtime::KernelProfile), for nasc bench.
+  bool profile = false;
 };
 
-/// A model lowered to the polyhedral stage: every kernel with its Scop and isl AST.
+/// A model lowered to the polyhedral stage: every kernel with its Scop (schedule: the default
+/// schedule, compiler::defaultSchedule, with the parallel loops marked,
+/// poly::markParallelLoops), its dependences and its isl AST.
 /// `isl` owns the isl context of `scops` and `asts` (declared first, destroyed last).
 struct PolyhedralModel {
   std::unique_ptr<poly::IslContext> isl;
   ir::Graph graph;
   ir::Program program;
   std::vector<poly::Scop> scops;
+  std::vector<poly::Dependences> dependences;
   std::vector<isl::ast_node> asts;
 };
 

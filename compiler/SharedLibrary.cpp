@@ -69,11 +69,12 @@ void emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &optio
   fs::path abi = tmp.path / "abi.c";
   fs::path exports = tmp.path / "exports.map";
   generateCode(model, options).writeObject(object.string());
-  writeText(abi, libraryAbiSource(model.program, options.symbolPrefix));
+  writeText(abi, libraryAbiSource(model.program, options.symbolPrefix, options.threads));
   writeText(exports, "{ global: nasc_model_*; local: *; };\n");
   const char *cc = std::getenv("CC");
-  runCommand({cc && *cc ? cc : "cc", "-O2", "-std=c11", "-fPIC", "-shared", "-o", soPath,
-              abi.string(), object.string(), "-Wl,--version-script=" + exports.string(), "-lm"});
+  runCommand({cc && *cc ? cc : "cc", "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o",
+              soPath, abi.string(), object.string(), "-Wl,--version-script=" + exports.string(),
+              "-lm"});
   if (!headerPath.empty())
     writeText(headerPath, libraryAbiHeader(model.program));
 }

@@ -18,8 +18,8 @@ namespace nasc::ir {
 /// Relu, whose intermediate values have a single consumer and are not graph outputs, becomes one
 /// kernel. A graph output that is directly a graph input or an initializer gets a copy kernel.
 ///
-/// Supported ops (ONNX semantics, opsets 11-17): Conv (2-d), MaxPool, AveragePool (2-d),
-/// GlobalAveragePool, GlobalMaxPool, BatchNormalization, Relu, Clip, Add, Sub, Mul, Div (numpy
+/// Supported ops (ONNX semantics, opsets 11-17): Conv, MaxPool, AveragePool (any number of
+/// spatial axes: 1-d, 2-d, 3-d, ...), GlobalAveragePool, GlobalMaxPool, BatchNormalization, Relu, Clip, Add, Sub, Mul, Div (numpy
 /// broadcasting), Gemm, MatMul (2-d), Concat, Flatten, Reshape, Squeeze, Unsqueeze, Identity.
 /// Throws nasc::Error naming the graph source, node and attribute for an unsupported op,
 /// attribute value or shape.

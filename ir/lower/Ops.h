@@ -8,10 +8,10 @@
 
 namespace nasc::ir::lower {
 
-/// Conv (2-d, NCHW / OIHW, group, strides, dilations, pads, auto_pad, optional bias) with the
-/// Add and Relu of `fusion` as extra statements (Conv.cpp).
+/// Conv (1-d, 2-d, 3-d, ...: N×C×D1×... / K×C/G×R1×..., group, strides, dilations, pads,
+/// auto_pad, optional bias) with the Add and Relu of `fusion` as extra statements (Conv.cpp).
 void lowerConv(LowerContext &ctx, const ConvFusion &fusion);
-/// MaxPool and AveragePool, 2-d (Pool.cpp).
+/// MaxPool and AveragePool over any number of spatial axes (Pool.cpp).
 void lowerMaxPool(LowerContext &ctx, const Node &node);
 void lowerAveragePool(LowerContext &ctx, const Node &node);
 /// GlobalAveragePool and GlobalMaxPool over all spatial axes (GlobalPool.cpp).

@@ -43,6 +43,33 @@ void checkOutput(const std::string &where, const WindowDim &d, bool ceilMode, si
                 (ceilMode ? " or " + std::to_string(ceilOut) : std::string()) + ")");
 }
 
+/// The input index out·stride + k·dilation − padBegin, with `out` and `k` the iterators of
+/// `st` at positions outIter and kernelIter.
+AffineExpr windowIndex(const Statement &st, size_t outIter, size_t kernelIter,
+                       const WindowDim &dim) {
+  return iter(st, outIter, dim.stride) + iter(st, kernelIter, dim.dilation) + (-dim.padBegin);
+}
+
+/// Restricts `st` to 0 <= index <= input − 1, adding only the bounds the box does not imply.
+void constrainToInput(Statement &st, const AffineExpr &index, const WindowDim &dim) {
+  int64_t highest = (dim.output - 1) * dim.stride + (dim.kernel - 1) * dim.dilation - dim.padBegin;
+  if (dim.padBegin > 0)
+    st.constraints.push_back({index, false});
+  if (highest > dim.input - 1)
+    st.constraints.push_back({index * -1 + (dim.input - 1), false});
+}
+
+/// The last `rank` of `names` when there are enough, else prefix0, prefix1, ...
+std::vector<std::string> spatialNames(const std::vector<std::string> &names,
+                                      const std::string &prefix, size_t rank) {
+  if (rank <= names.size())
+    return std::vector<std::string>(names.end() - static_cast<std::ptrdiff_t>(rank), names.end());
+  std::vector<std::string> generic;
+  for (size_t i = 0; i < rank; ++i)
+    generic.push_back(prefix + std::to_string(i));
+  return generic;
+}
+
 } // namespace
 
 std::vector<WindowDim> windowDims(const std::string &where, const Node &node, const Shape &input,
@@ -68,17 +95,24 @@ std::vector<WindowDim> windowDims(const std::string &where, const Node &node, co
   return dims;
 }
 
-AffineExpr windowIndex(const Statement &st, size_t outIter, size_t kernelIter,
-                       const WindowDim &dim) {
-  return iter(st, outIter, dim.stride) + iter(st, kernelIter, dim.dilation) + (-dim.padBegin);
+Shape spatialDims(const Shape &shape) { return Shape(shape.begin() + 2, shape.end()); }
+
+std::vector<std::string> outputIterators(size_t rank) {
+  return spatialNames({"od", "oh", "ow"}, "o", rank);
 }
 
-void constrainToInput(Statement &st, const AffineExpr &index, const WindowDim &dim) {
-  int64_t highest = (dim.output - 1) * dim.stride + (dim.kernel - 1) * dim.dilation - dim.padBegin;
-  if (dim.padBegin > 0)
-    st.constraints.push_back({index, false});
-  if (highest > dim.input - 1)
-    st.constraints.push_back({index * -1 + (dim.input - 1), false});
+std::vector<std::string> kernelIterators(size_t rank) {
+  return spatialNames({"q", "r", "s"}, "r", rank);
+}
+
+std::vector<AffineExpr> windowIndices(Statement &st, size_t outFirst, size_t kernelFirst,
+                                      const std::vector<WindowDim> &dims) {
+  std::vector<AffineExpr> indices;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    indices.push_back(windowIndex(st, outFirst + i, kernelFirst + i, dims[i]));
+    constrainToInput(st, indices.back(), dims[i]);
+  }
+  return indices;
 }
 
 std::vector<int64_t> windowCounts(const WindowDim &dim, int64_t lo, int64_t hi) {

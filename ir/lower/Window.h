@@ -1,5 +1,6 @@
 // Internal to ir/lower: sliding-window geometry shared by Conv and the pools (pads from the
-// `pads` / `auto_pad` attributes) and the in-bounds constraints that replace reading padding.
+// `pads` / `auto_pad` attributes, any number of spatial axes) and the in-bounds constraints that
+// replace reading padding.
 #pragma once
 
 #include "ir/Graph.h"
@@ -32,13 +33,23 @@ struct WindowDim {
 std::vector<WindowDim> windowDims(const std::string &where, const Node &node, const Shape &input,
                                   const Shape &kernel, const Shape &output, bool ceilMode);
 
-/// The input index out·stride + k·dilation − padBegin, with `out` and `k` the iterators of
-/// `st` at positions outIter and kernelIter.
-AffineExpr windowIndex(const Statement &st, size_t outIter, size_t kernelIter,
-                       const WindowDim &dim);
+/// The spatial axes D1, D2, ... of an N×C×D1×... shape.
+Shape spatialDims(const Shape &shape);
 
-/// Restricts `st` to 0 <= index <= input − 1, adding only the bounds the box does not imply.
-void constrainToInput(Statement &st, const AffineExpr &index, const WindowDim &dim);
+/// Iterator names of the output positions of `rank` spatial axes: the last `rank` of od, oh, ow
+/// (so oh, ow in 2-d), or o0, o1, ... beyond three axes.
+std::vector<std::string> outputIterators(size_t rank);
+
+/// Iterator names of the kernel offsets of `rank` spatial axes: the last `rank` of q, r, s (so
+/// r, s in 2-d), or r0, r1, ... beyond three axes.
+std::vector<std::string> kernelIterators(size_t rank);
+
+/// The input indices out_i·stride_i + k_i·dilation_i − padBegin_i of every spatial axis i, with
+/// out_i the iterator outFirst + i of `st` and k_i the iterator kernelFirst + i. Restricts `st`
+/// to 0 <= index_i <= input_i − 1 (per axis, lower then upper bound), adding only the bounds the
+/// box does not imply, so that padding is never read.
+std::vector<AffineExpr> windowIndices(Statement &st, size_t outFirst, size_t kernelFirst,
+                                      const std::vector<WindowDim> &dims);
 
 /// For each output position o, the number of kernel positions k whose input index
 /// o·stride + k·dilation − padBegin lies in [lo, hi].

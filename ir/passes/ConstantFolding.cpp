@@ -103,12 +103,13 @@ void addInitializer(Graph &graph, const std::string &name, Tensor tensor) {
 /// Folds node `index` if it can be; returns whether it was removed.
 bool foldAt(Graph &graph, size_t index) {
   const Node &node = graph.nodes[index];
-  if (node.outputs.size() != 1 || isGraphOutput(graph, node.outputs[0]))
+  if (node.outputs.size() != 1)
     return false;
   std::optional<Tensor> value;
   if (node.op_type == "Constant")
     value = constantNodeValue(node);
-  else if (!node.inputs.empty() && allInputsConstant(graph, node))
+  else if (!isGraphOutput(graph, node.outputs[0]) && !node.inputs.empty() &&
+           allInputsConstant(graph, node))
     value = foldNode(graph, node);
   if (!value)
     return false;

@@ -1,8 +1,13 @@
 #include "runtime/jit/JitModule.h"
 
+#include "codegen/ParallelCall.h"
+#include "codegen/ProgramEmitter.h"
 #include "codegen/Target.h"
 #include "ir/Error.h"
+#include "runtime/jit/KernelProfile.h"
+#include "runtime/jit/ParallelFor.h"
 
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
@@ -23,6 +28,20 @@ void check(llvm::Error error, const std::string &what) {
     throw Error("jit: " + what + ": " + llvm::toString(std::move(error)));
 }
 
+/// Defines the runtime entries that generated code calls (nasc_parallel_for, and
+/// nasc_profile_kernel_end in profiled programs) in the JIT's main library as absolute symbols.
+void defineRuntimeSymbols(llvm::orc::LLJIT &jit) {
+  llvm::orc::SymbolMap symbols;
+  symbols[jit.mangleAndIntern(codegen::kParallelForSymbol)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&nasc_parallel_for),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  symbols[jit.mangleAndIntern(codegen::kProfileSymbol)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&nasc_profile_kernel_end),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  check(jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
+        "defining the runtime symbols");
+}
+
 } // namespace
 
 JitModule::JitModule(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
@@ -36,6 +55,7 @@ std::unique_ptr<JitModule> JitModule::create(std::unique_ptr<llvm::Module> modul
   host.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(host)).create(),
                     "creating LLJIT");
+  defineRuntimeSymbols(*jit);
   if (module->getDataLayout().isDefault())
     module->setDataLayout(jit->getDataLayout());
   std::string name = module->getName().str();

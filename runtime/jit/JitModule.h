@@ -21,7 +21,9 @@ public:
   /// builder from JITTargetMachineBuilder::detectHost (host CPU and features) and aggressive
   /// code generation. The module is expected to be optimized already (codegen::optimizeModule
   /// with codegen::createTargetMachine("native")); its data layout is set to the JIT's if empty.
-  /// Process symbols (memset, memcpy) resolve. Throws nasc::Error if LLVM fails.
+  /// Process symbols (memset, memcpy) resolve, and so does the runtime's nasc_parallel_for
+  /// (runtime/jit/ParallelFor.h, an absolute symbol of the main JITDylib).
+  /// Throws nasc::Error if LLVM fails.
   static std::unique_ptr<JitModule> create(std::unique_ptr<llvm::Module> module,
                                            std::unique_ptr<llvm::LLVMContext> context);
   ~JitModule();

@@ -1,5 +1,6 @@
 #include "runtime/jit/JitProgram.h"
 
+#include "ir/Error.h"
 #include "runtime/jit/JitModule.h"
 
 #include <llvm/IR/LLVMContext.h>
@@ -22,7 +23,13 @@ JitProgram::JitProgram(codegen::GeneratedCode code, const std::string &symbolPre
 JitProgram::~JitProgram() { std::free(workspace_); }
 
 void JitProgram::run(const float *const *inputs, float *const *outputs) {
-  run_(inputs, outputs, workspace_);
+  run_(inputs, outputs, workspace_, threads_);
+}
+
+void JitProgram::setThreads(int threads) {
+  if (threads < 1)
+    throw Error("thread count must be at least 1, got " + std::to_string(threads));
+  threads_ = threads;
 }
 
 } // namespace nasc::runtime

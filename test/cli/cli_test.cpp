@@ -128,3 +128,22 @@ TEST_CASE("an unknown input name lists the model's inputs", "[cli][error]") {
   CHECK(r.status == 1);
   CHECK(contains(r.output, "no input named 'image' (its inputs: input)"));
 }
+
+TEST_CASE("bench prints each kernel's median time and the whole run's latency", "[cli]") {
+  fs::path spec = scratch() / "bench_net.json";
+  std::ofstream(spec) << R"({"name": "benchnet", "inputs": [{"name": "x", "shape": [1, 3, 16, 16]}],
+    "outputs": ["y"],
+    "nodes": [
+      {"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["c"],
+       "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+      {"name": "act", "op_type": "Relu", "inputs": ["c"], "outputs": ["r"]},
+      {"name": "pool", "op_type": "GlobalAveragePool", "inputs": ["r"], "outputs": ["y"]}],
+    "initializers": [{"name": "w", "shape": [8, 3, 3, 3], "init": "he_normal", "seed": 1}]})";
+  Result r = nasc("bench " + spec.string() + " --repeat 3");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.output, "conv+act"));
+  CHECK(contains(r.output, "pool"));
+  CHECK(contains(r.output, "GFLOP/s"));
+  CHECK(contains(r.output, "median latency: "));
+  CHECK(contains(r.output, "over 3 runs"));
+}

@@ -2,6 +2,8 @@
 
 #include "codegen/ProgramEmitter.h"
 #include "codegen/Target.h"
+#include "polyhedral/Dependences.h"
+#include "polyhedral/ParallelLoops.h"
 #include "polyhedral/Scop.h"
 
 #include <catch2/catch.hpp>
@@ -25,6 +27,17 @@ CompiledProgram compileProgram(const ir::Program &program, const std::string &pr
   return compileProgramWithAsts(program, asts, prefix);
 }
 
+CompiledProgram compileParallelProgram(const ir::Program &program, const std::string &prefix) {
+  poly::IslContext isl;
+  std::vector<isl::ast_node> asts;
+  for (const ir::KernelCall &call : program.calls) {
+    poly::Scop scop = poly::buildScop(isl.get(), call.kernel);
+    scop.schedule = poly::markParallelLoops(scop, poly::computeDependences(scop, call.kernel));
+    asts.push_back(poly::generateAst(scop));
+  }
+  return compileProgramWithAsts(program, asts, prefix);
+}
+
 CompiledProgram compileProgramWithAsts(const ir::Program &program,
                                        const std::vector<isl::ast_node> &asts,
                                        const std::string &prefix) {
@@ -42,7 +55,7 @@ CompiledProgram compileProgramWithAsts(const ir::Program &program,
 }
 
 void runProgram(const CompiledProgram &compiled, const std::vector<std::vector<float>> &inputs,
-                std::vector<std::vector<float>> &outputs) {
+                std::vector<std::vector<float>> &outputs, int threads) {
   size_t bytes = static_cast<size_t>(std::max<int64_t>(compiled.workspaceBytes, 64));
   std::unique_ptr<float, decltype(&std::free)> workspace(
       static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)), &std::free);
@@ -53,7 +66,7 @@ void runProgram(const CompiledProgram &compiled, const std::vector<std::vector<f
   std::vector<float *> out;
   for (auto &v : outputs)
     out.push_back(v.data());
-  compiled.run(in.data(), out.data(), workspace.get());
+  compiled.run(in.data(), out.data(), workspace.get(), threads);
 }
 
 ir::Program singleKernelProgram(const ir::Kernel &kernel, const std::vector<ir::BufferKind> &kinds,

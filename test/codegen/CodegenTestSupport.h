@@ -15,7 +15,8 @@
 namespace nasc::test {
 
 /// Signature of the generated `<prefix>run`.
-using RunFunction = void (*)(const float *const *inputs, float *const *outputs, float *workspace);
+using RunFunction = void (*)(const float *const *inputs, float *const *outputs, float *workspace,
+                            int32_t threads);
 
 /// A program compiled in process: ast -> LLVM -> O3 -> JIT.
 struct CompiledProgram {
@@ -29,6 +30,10 @@ struct CompiledProgram {
 /// emitProgram -> optimizeModule for the host -> JitModule) and looks up its symbols.
 CompiledProgram compileProgram(const ir::Program &program, const std::string &prefix);
 
+/// Like compileProgram, but each kernel's schedule first gets its parallel loops marked
+/// (computeDependences -> markParallelLoops), so the code calls nasc_parallel_for.
+CompiledProgram compileParallelProgram(const ir::Program &program, const std::string &prefix);
+
 /// Compiles `program` with the given isl ASTs (one per call) instead of the initial schedules.
 CompiledProgram compileProgramWithAsts(const ir::Program &program,
                                        const std::vector<isl::ast_node> &asts,
@@ -36,8 +41,9 @@ CompiledProgram compileProgramWithAsts(const ir::Program &program,
 
 /// Runs a compiled program once: `outputs` hold the outputs' initial contents and receive
 /// the results; a fresh 64-byte-aligned workspace is allocated and filled with NaN first.
+/// Parallel loops use `threads` threads.
 void runProgram(const CompiledProgram &compiled, const std::vector<std::vector<float>> &inputs,
-                std::vector<std::vector<float>> &outputs);
+                std::vector<std::vector<float>> &outputs, int threads = 1);
 
 /// A one-call program around `kernel`: kernel tensor i becomes buffer i of kind `kinds[i]`;
 /// Constant buffers take their data from `constants` in order; inputs and outputs are listed

@@ -71,7 +71,7 @@ TEST_CASE("An object file from writeObjectFile links into a .so whose run matche
   std::vector<float> output(shape.n * shape.k * shape.oh() * shape.ow());
   const float *inputs[] = {input.data()};
   float *outputs[] = {output.data()};
-  run(inputs, outputs, nullptr);
+  run(inputs, outputs, nullptr, 1);
   requireClose(output,
                eigenConv2dBias(input, program.buffers[1].data.f, program.buffers[2].data.f, shape));
   dlclose(handle);

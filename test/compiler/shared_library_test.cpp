@@ -70,6 +70,16 @@ std::vector<float> readRaw(const fs::path &path, size_t n) {
   return data;
 }
 
+/// max_k |got_k - expected_k| / max_k |expected_k|.
+double maxRelativeError(const std::vector<float> &got, const std::vector<float> &expected) {
+  double err = 0, scale = 0;
+  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
+    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected[k]));
+    scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
+  }
+  return err / scale;
+}
+
 } // namespace
 
 TEST_CASE("a compiled library run from C through the ABI matches the reference executor", "[abi]") {
@@ -91,13 +101,7 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
 
   ir::Graph unfolded = ir::loadModelRaw((dir / "smallnet.json").string());
   auto expected = runtime::runReference(unfolded, {{"image", input}}).at("scores");
-  std::vector<float> got = readRaw(dir / "out.bin", expected.f.size());
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < got.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected.f[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(expected.f[k])));
-  }
-  CHECK(err <= 1e-4 * scale);
+  CHECK(maxRelativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
 
   std::ifstream header(dir / "smallnet.h");
   std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
@@ -105,4 +109,32 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
   CHECK(text.find("output 0: 'scores' float32 2x5") != std::string::npos);
   CHECK(text.find("int nasc_model_run(nasc_model *model, const float *const *inputs, float *const *outputs);") !=
         std::string::npos);
+}
+
+TEST_CASE("a library compiled with 3 default threads and run with set_num_threads(2) matches the "
+          "reference executor",
+          "[abi][parallel]") {
+  fs::path dir = workDir() / "threads";
+  fs::create_directories(dir);
+  std::ofstream(dir / "smallnet.json") << kSmallNet;
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel((dir / "smallnet.json").string()));
+  compiler::CompileOptions options;
+  options.threads = 3;
+  compiler::emitSharedLibrary(model, options, (dir / "libsmallnet.so").string(), "");
+
+  std::string driver = (dir / "abi_driver").string();
+  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
+  REQUIRE(std::system(build.c_str()) == 0);
+  ir::Tensor input = randomInput({2, 3, 11, 9});
+  writeRaw(dir / "in.bin", input.f);
+  auto expected = runtime::runReference(ir::loadModelRaw((dir / "smallnet.json").string()),
+                                        {{"image", input}})
+                      .at("scores");
+  for (std::string threads : {"", "2"}) {
+    CAPTURE(threads);
+    std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
+                      " " + (dir / "out.bin").string() + " " + threads;
+    REQUIRE(std::system(run.c_str()) == 0);
+    CHECK(maxRelativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
+  }
 }

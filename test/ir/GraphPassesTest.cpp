@@ -102,6 +102,20 @@ TEST_CASE("Concat and broadcasting Add of initializers are folded to their value
   REQUIRE(g.nodes.size() == 2);
 }
 
+TEST_CASE("a Constant writing a graph output becomes an initializer output, no node left") {
+  Graph g;
+  g.source = "test.json";
+  g.outputs = {"values"};
+  Tensor value = Tensor::zeros({2, 2});
+  value.f = {1.0f, -2.0f, 3.0f, -4.0f};
+  g.nodes = {Node{"const", "Constant", {}, {"values"}, {{"value", value}}}};
+  nasc::ir::prepareForInference(g);
+  CHECK(g.nodes.empty());
+  REQUIRE(g.isInitializer("values"));
+  CHECK(g.initializers.at("values").f == value.f);
+  CHECK(g.shapeOf("values") == nasc::ir::Shape{2, 2});
+}
+
 TEST_CASE("unsupported attribute values are errors naming node, op and attribute") {
   auto rejected = [](Node node, Graph g) {
     g.outputs = {node.outputs[0]};

@@ -86,6 +86,37 @@ TEST_CASE("AveragePool kernels match ONNX node test data (count_include_pad, cei
   checkNodeCase(name);
 }
 
+TEST_CASE("Conv kernels match PyTorch-converted Conv1d modules (pads, strides, dilation, groups)") {
+  auto name = GENERATE(as<std::string>{}, "test_Conv1d", "test_Conv1d_dilated",
+                       "test_Conv1d_groups", "test_Conv1d_pad1", "test_Conv1d_pad1size1",
+                       "test_Conv1d_pad2", "test_Conv1d_pad2size1", "test_Conv1d_stride");
+  INFO(name);
+  checkCase(nasc::lowertest::readOnnxCase("pytorch-converted", name));
+}
+
+TEST_CASE("Conv kernels match PyTorch-converted Conv3d modules (pads, strides, dilation, groups)") {
+  auto name = GENERATE(as<std::string>{}, "test_Conv3d", "test_Conv3d_dilated",
+                       "test_Conv3d_dilated_strided", "test_Conv3d_groups", "test_Conv3d_no_bias",
+                       "test_Conv3d_stride", "test_Conv3d_stride_padding");
+  INFO(name);
+  checkCase(nasc::lowertest::readOnnxCase("pytorch-converted", name));
+}
+
+TEST_CASE("1-d and 3-d MaxPool and AveragePool kernels match ONNX node test data") {
+  auto name = GENERATE(as<std::string>{}, "test_maxpool_1d_default", "test_maxpool_3d_default",
+                       "test_averagepool_1d_default", "test_averagepool_3d_default");
+  checkNodeCase(name);
+}
+
+TEST_CASE("1-d and 3-d pooling kernels match PyTorch-converted MaxPool and AvgPool modules") {
+  auto name = GENERATE(as<std::string>{}, "test_MaxPool1d", "test_MaxPool1d_stride",
+                       "test_MaxPool1d_stride_padding_dilation", "test_MaxPool3d",
+                       "test_MaxPool3d_stride", "test_MaxPool3d_stride_padding", "test_AvgPool3d",
+                       "test_AvgPool3d_stride", "test_AvgPool3d_stride1_pad0_gpu_input");
+  INFO(name);
+  checkCase(nasc::lowertest::readOnnxCase("pytorch-converted", name));
+}
+
 TEST_CASE("Global pooling kernels match ONNX node test data") {
   auto name =
       GENERATE(as<std::string>{}, "test_globalaveragepool", "test_globalaveragepool_precomputed",
@@ -162,7 +193,8 @@ TEST_CASE("MatMul, Squeeze, Unsqueeze and Identity kernels match ONNX node test 
   checkNodeCase("test_unsqueeze_two_axes", {1});
 }
 
-TEST_CASE("graphs from loadModel (import, folding, shape inference) lower and run correctly") {
+TEST_CASE("graphs from loadModel (import, folding, shape inference) lower and run correctly, "
+          "also one without inputs") {
   auto [suite, name] = GENERATE(table<std::string, std::string>(
       {{"pytorch-converted", "test_Conv2d_groups"},
        {"pytorch-converted", "test_Conv2d_depthwise_padded"},
@@ -173,7 +205,8 @@ TEST_CASE("graphs from loadModel (import, folding, shape inference) lower and ru
        {"pytorch-operator", "test_operator_addmm"},
        {"pytorch-operator", "test_operator_mm"},
        {"node", "test_conv_with_autopad_same"},
-       {"node", "test_maxpool_2d_same_lower"}}));
+       {"node", "test_maxpool_2d_same_lower"},
+       {"node", "test_constant"}}));
   INFO(suite << "/" << name);
   checkCase(nasc::lowertest::loadOnnxCase(suite, name));
 }

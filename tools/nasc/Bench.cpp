@@ -1,5 +1,6 @@
 #include "compiler/CompiledModel.h"
 #include "ir/import/ModelLoader.h"
+#include "runtime/jit/KernelProfile.h"
 #include "tools/nasc/Commands.h"
 
 #include <algorithm>
@@ -18,6 +19,12 @@ struct BenchArgs {
   int threads = 1;
 };
 
+/// Median latency of the whole run and of each kernel call, in seconds.
+struct Timings {
+  double total = 0;
+  std::vector<double> perCall;
+};
+
 std::vector<ir::Tensor> randomInputs(const ir::Program &program) {
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -30,7 +37,12 @@ std::vector<ir::Tensor> randomInputs(const ir::Program &program) {
   return inputs;
 }
 
-double medianSeconds(compiler::CompiledModel &model, const std::vector<ir::Tensor> &inputs, int repeat) {
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+Timings measure(compiler::CompiledModel &model, const std::vector<ir::Tensor> &inputs, int repeat) {
   const ir::Program &program = model.program();
   std::vector<ir::Tensor> outputs;
   std::vector<const float *> in;
@@ -42,36 +54,47 @@ double medianSeconds(compiler::CompiledModel &model, const std::vector<ir::Tenso
   for (auto &t : outputs)
     out.push_back(t.f.data());
   model.runRaw(in.data(), out.data());
-  std::vector<double> times;
+  std::vector<double> totals;
+  std::vector<std::vector<double>> calls(program.calls.size());
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
+    runtime::KernelProfile profile(program.calls.size());
     model.runRaw(in.data(), out.data());
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    totals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    std::vector<double> seconds = profile.seconds();
+    for (size_t c = 0; c < seconds.size(); ++c)
+      calls[c].push_back(seconds[c]);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  Timings t{median(totals), {}};
+  for (const auto &samples : calls)
+    t.perCall.push_back(median(samples));
+  return t;
 }
 
-void printKernelTable(const ir::Program &program) {
-  std::printf("%-32s %-40s %12s %7s\n", "kernel", "nodes", "MFLOP", "share");
-  double total = program.flops();
-  for (const auto &call : program.calls) {
+void printBreakdown(const ir::Program &program, const Timings &timings) {
+  std::printf("%-28s %-44s %10s %10s %9s %7s\n", "kernel", "nodes", "MFLOP", "ms", "GFLOP/s", "time");
+  for (size_t c = 0; c < program.calls.size(); ++c) {
+    const ir::KernelCall &call = program.calls[c];
     std::string nodes;
     for (const auto &n : call.nodes)
       nodes += (nodes.empty() ? "" : "+") + n;
-    double f = call.kernel.flops();
-    std::printf("%-32s %-40s %12.2f %6.1f%%\n", call.kernel.name.c_str(), nodes.c_str(), f * 1e-6,
-                total > 0 ? 100.0 * f / total : 0.0);
+    double flops = call.kernel.flops(), seconds = timings.perCall[c];
+    std::printf("%-28s %-44s %10.2f %10.3f %9.2f %6.1f%%\n", call.kernel.name.c_str(), nodes.c_str(),
+                flops * 1e-6, seconds * 1e3, seconds > 0 ? flops * 1e-9 / seconds : 0.0,
+                100.0 * seconds / timings.total);
   }
 }
 
 void bench(const BenchArgs &args) {
-  auto model = compiler::CompiledModel::compile(ir::loadModel(args.model));
-  double seconds = medianSeconds(*model, randomInputs(model->program()), args.repeat);
+  compiler::CompileOptions options;
+  options.threads = args.threads;
+  options.profile = true;
+  auto model = compiler::CompiledModel::compile(ir::loadModel(args.model), options);
+  Timings timings = measure(*model, randomInputs(model->program()), args.repeat);
   double flops = model->program().flops();
-  printKernelTable(model->program());
+  printBreakdown(model->program(), timings);
   std::printf("median latency: %.3f ms over %d runs, %.3f GFLOP per run, %.2f GFLOP/s, %d thread(s)\n",
-              seconds * 1e3, args.repeat, flops * 1e-9, flops * 1e-9 / seconds, args.threads);
+              timings.total * 1e3, args.repeat, flops * 1e-9, flops * 1e-9 / timings.total, args.threads);
 }
 
 } // namespace
@@ -79,13 +102,15 @@ void bench(const BenchArgs &args) {
 void addBenchCommand(CLI::App &app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App *cmd = app.add_subcommand(
-      "bench", "JIT-compile MODEL and time it on random inputs: median latency, GFLOP/s, "
-               "per-kernel FLOP breakdown");
+      "bench", "JIT-compile MODEL and time it on random inputs: median latency, GFLOP/s, and the "
+               "median time of each kernel (the graph nodes it implements)");
   cmd->add_option("MODEL", args->model, "Model: .onnx or .json")->required()->check(CLI::ExistingFile);
   cmd->add_option("--repeat", args->repeat, "Timed runs (after one warm-up run)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Threads")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Threads of the parallel loops")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([args] { bench(*args); });
 }
 

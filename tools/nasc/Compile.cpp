@@ -17,6 +17,7 @@ struct CompileArgs {
 void compile(const CompileArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target;
+  options.threads = args.threads;
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(args.model));
   compiler::emitSharedLibrary(model, options, args.output, args.header);
   std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)

@@ -17,13 +17,14 @@ struct RunArgs {
 };
 
 void run(const RunArgs &args) {
-  auto model = compiler::CompiledModel::compile(ir::loadModel(args.model));
-  const ir::Program &program = model->program();
+  compiler::PolyhedralModel lowered = compiler::lowerToPolyhedral(ir::loadModel(args.model));
+  const ir::Program &program = lowered.program;
   std::vector<ir::Tensor> inputs;
   for (const auto &file : bindFiles(args.inputs, program, program.inputs, "input"))
     inputs.push_back(ir::readNpy(file));
   std::vector<std::string> outFiles = bindFiles(args.outputs, program, program.outputs, "output");
-  std::vector<ir::Tensor> outputs = model->run(inputs);
+  compiler::checkInputs(program, inputs);
+  std::vector<ir::Tensor> outputs = compiler::CompiledModel::compile(std::move(lowered))->run(inputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     ir::writeNpy(outFiles[i], outputs[i]);
     std::cout << "wrote " << outFiles[i] << " (" << ir::shapeToString(outputs[i].shape) << ")\n";

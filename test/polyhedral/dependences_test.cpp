@@ -1,0 +1,194 @@
+// Golden tests: dependences of small kernels (matmul with init + accumulate, a time-iterated
+// 1-d stencil), which loops they allow to run in parallel, and which schedules they allow.
+#include "ir/Error.h"
+#include "polyhedral/Dependences.h"
+#include "polyhedral/ParallelLoops.h"
+
+#include <catch2/catch.hpp>
+
+using namespace nasc;
+
+namespace {
+
+ir::AffineExpr it(size_t depth, size_t i) { return ir::AffineExpr::iter(depth, i); }
+
+/// C[i, j] = 0 (S0), then C[i, j] += A[i, k] * B[k, j] (S1, k a reduction dimension).
+ir::Kernel matmulWithInit(int64_t m, int64_t n, int64_t k) {
+  ir::Kernel kernel;
+  kernel.name = "matmul";
+  kernel.tensors = {{"A", {m, k}}, {"B", {k, n}}, {"C", {m, n}}};
+  ir::Statement init;
+  init.name = "S0";
+  init.iterators = {"i", "j"};
+  init.extents = {m, n};
+  init.reduction = {false, false};
+  init.write = {2, {it(2, 0), it(2, 1)}};
+  init.value = ir::Expr::constant(0.0f);
+  ir::Statement acc;
+  acc.name = "S1";
+  acc.iterators = {"i", "j", "k"};
+  acc.extents = {m, n, k};
+  acc.reduction = {false, false, true};
+  acc.update = ir::Update::Add;
+  acc.write = {2, {it(3, 0), it(3, 1)}};
+  acc.value = ir::Expr::binary(ir::Expr::Op::Mul, ir::Expr::load({0, {it(3, 0), it(3, 2)}}),
+                               ir::Expr::load({1, {it(3, 2), it(3, 1)}}));
+  kernel.statements = {init, acc};
+  return kernel;
+}
+
+/// A[t + 1, i] = A[t, i] + A[t, i + 1] for 0 <= t < 4, 0 <= i < 5: dependences (1, 0), (1, -1).
+ir::Kernel stencil1d() {
+  ir::Kernel kernel;
+  kernel.name = "stencil";
+  kernel.tensors = {{"A", {5, 6}}};
+  ir::Statement st;
+  st.name = "S";
+  st.iterators = {"t", "i"};
+  st.extents = {4, 5};
+  st.reduction = {false, false};
+  st.write = {0, {it(2, 0) + 1, it(2, 1)}};
+  st.value = ir::Expr::binary(ir::Expr::Op::Add, ir::Expr::load({0, {it(2, 0), it(2, 1)}}),
+                              ir::Expr::load({0, {it(2, 0), it(2, 1) + 1}}));
+  kernel.statements = {st};
+  return kernel;
+}
+
+bool same(const isl::union_map &a, const std::string &b) {
+  return a.is_equal(isl::union_map(a.ctx(), b));
+}
+
+/// The band of the `index`-th statement of an initial schedule (root domain node, then either
+/// the band itself or a sequence of filters over bands).
+isl::schedule_node statementBand(const isl::schedule &schedule, int index) {
+  isl::schedule_node node = schedule.root().child(0);
+  if (isl_schedule_node_get_type(node.get()) == isl_schedule_node_sequence)
+    node = node.child(index).child(0);
+  return node;
+}
+
+} // namespace
+
+TEST_CASE("matmul with init: flow/output from init to k = 0 and along k; k is a reduction",
+          "[dependences]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = matmulWithInit(2, 4, 3);
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  const std::string chain = "S0[i, j] -> S1[i, j, 0] : 0 <= i < 2 and 0 <= j < 4; "
+                            "S1[i, j, k] -> S1[i, j, k + 1] : 0 <= i < 2 and 0 <= j < 4 and "
+                            "0 <= k < 2";
+  CHECK(same(deps.flow, "{ " + chain + " }"));
+  CHECK(same(deps.output, "{ " + chain + " }"));
+  CHECK(same(deps.anti,
+             "{ S1[i, j, k] -> S1[i, j, k + 1] : 0 <= i < 2 and 0 <= j < 4 and 0 <= k < 2 }"));
+  CHECK(same(deps.reductions,
+             "{ S1[i, j, k] -> S1[i, j, k + 1] : 0 <= i < 2 and 0 <= j < 4 and 0 <= k < 2 }"));
+  CHECK(same(deps.others, "{ S0[i, j] -> S1[i, j, 0] : 0 <= i < 2 and 0 <= j < 4 }"));
+}
+
+TEST_CASE("matmul: i and j are parallel, k is not without reduction privatisation",
+          "[dependences][parallel]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = matmulWithInit(2, 4, 3);
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  isl::schedule_node init = statementBand(scop.schedule, 0);
+  isl::schedule_node acc = statementBand(scop.schedule, 1);
+  CHECK(poly::isParallel(scop, deps, init, 0));
+  CHECK(poly::isParallel(scop, deps, init, 1));
+  CHECK(poly::isParallel(scop, deps, acc, 0));
+  CHECK(poly::isParallel(scop, deps, acc, 1));
+  CHECK_FALSE(poly::isParallel(scop, deps, acc, 2));
+}
+
+TEST_CASE("1-d stencil: flow dependences (1, 0) and (1, -1); t carries them, i is parallel",
+          "[dependences][parallel]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = stencil1d();
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  CHECK(same(deps.flow, "{ S[t, i] -> S[t + 1, i] : 0 <= t < 3 and 0 <= i < 5; "
+                        "S[t, i] -> S[t + 1, i - 1] : 0 <= t < 3 and 1 <= i < 5 }"));
+  CHECK(deps.anti.is_empty());
+  CHECK(deps.output.is_empty());
+  CHECK(deps.reductions.is_empty());
+  isl::schedule_node band = statementBand(scop.schedule, 0);
+  CHECK_FALSE(poly::isParallel(scop, deps, band, 0));
+  CHECK(poly::isParallel(scop, deps, band, 1));
+}
+
+TEST_CASE("isParallel rejects a node that is not a band and a member out of range",
+          "[dependences][parallel]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = stencil1d();
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  CHECK_THROWS_AS(poly::isParallel(scop, deps, scop.schedule.root(), 0), Error);
+  CHECK_THROWS_AS(poly::isParallel(scop, deps, statementBand(scop.schedule, 0), 2), Error);
+}
+
+TEST_CASE("isValidSchedule: interchanging the stencil's loops reverses (1, -1)",
+          "[dependences][legality]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = stencil1d();
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  const std::string domain = "domain: \"{ S[t, i] : 0 <= t < 4 and 0 <= i < 5 }\"";
+  CHECK(poly::isValidSchedule(scop, deps, scop.schedule));
+  CHECK(poly::isValidSchedule(
+      scop, deps,
+      isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[t, i] -> [(t)] }, "
+                                               "{ S[t, i] -> [(t + i)] }]\" } }")));
+  CHECK_FALSE(poly::isValidSchedule(
+      scop, deps,
+      isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[t, i] -> [(i)] }, "
+                                               "{ S[t, i] -> [(t)] }]\" } }")));
+}
+
+TEST_CASE("isValidSchedule: a reduction may run backwards, but not before its initialisation",
+          "[dependences][legality]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = matmulWithInit(2, 4, 3);
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto withAccumulation = [&](const std::string &s1, bool s1First) {
+    std::string init = "{ filter: \"{ S0[i, j] }\", child: { schedule: "
+                       "\"[{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]\" } }";
+    std::string acc = "{ filter: \"{ S1[i, j, k] }\", child: { schedule: \"" + s1 + "\" } }";
+    return isl::schedule(
+        ctx.get(), "{ domain: \"{ S0[i, j] : 0 <= i < 2 and 0 <= j < 4; S1[i, j, k] : 0 <= i < 2 "
+                   "and 0 <= j < 4 and 0 <= k < 3 }\", child: { sequence: [ " +
+                       (s1First ? acc + ", " + init : init + ", " + acc) + " ] } }");
+  };
+  const std::string reversedK =
+      "[{ S1[i, j, k] -> [(i)] }, { S1[i, j, k] -> [(j)] }, { S1[i, j, k] -> [(-k)] }]";
+  CHECK(poly::isValidSchedule(scop, deps, scop.schedule));
+  CHECK(poly::isValidSchedule(scop, deps, withAccumulation(reversedK, false)));
+  CHECK_FALSE(poly::isValidSchedule(scop, deps, withAccumulation(reversedK, true)));
+}
+
+TEST_CASE("parallel marks go above the outermost parallel loop of each nest", "[parallel][ast]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = stencil1d();
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  scop.schedule = poly::markParallelLoops(scop, poly::computeDependences(scop, kernel));
+  CHECK(poly::astToString(poly::generateAst(scop)) == "for (int c0 = 0; c0 <= 3; c0 += 1) {\n"
+                                                      "  // parallel\n"
+                                                      "  for (int c1 = 0; c1 <= 4; c1 += 1)\n"
+                                                      "    S(c0, c1);\n"
+                                                      "}\n");
+
+  ir::Kernel gemm = matmulWithInit(1, 4, 3);
+  poly::Scop gemmScop = poly::buildScop(ctx.get(), gemm);
+  gemmScop.schedule = poly::markParallelLoops(gemmScop, poly::computeDependences(gemmScop, gemm));
+  CHECK(poly::astToString(poly::generateAst(gemmScop)) == "{\n"
+                                                          "  // parallel\n"
+                                                          "  for (int c1 = 0; c1 <= 3; c1 += 1)\n"
+                                                          "    S0(0, c1);\n"
+                                                          "  // parallel\n"
+                                                          "  for (int c1 = 0; c1 <= 3; c1 += 1)\n"
+                                                          "    for (int c2 = 0; c2 <= 2; c2 += 1)\n"
+                                                          "      S1(0, c1, c2);\n"
+                                                          "}\n");
+}
