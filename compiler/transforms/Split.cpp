@@ -1,0 +1,90 @@
+#include "compiler/transforms/Split.h"
+
+#include "compiler/transforms/BandLookup.h"
+#include "compiler/transforms/PrimitiveLegality.h"
+
+namespace nasc::compiler {
+
+namespace {
+
+/// floor(value / factor).
+isl::union_pw_aff floorDiv(const isl::union_pw_aff &value, int factor) {
+  isl::val f(value.ctx(), factor);
+  return isl::manage(
+      isl_union_pw_aff_floor(isl_union_pw_aff_scale_down_val(value.copy(), f.release())));
+}
+
+/// value mod factor (in 0 .. factor - 1).
+isl::union_pw_aff modulo(const isl::union_pw_aff &value, int factor) {
+  isl::val f(value.ctx(), factor);
+  return isl::manage(isl_union_pw_aff_mod_val(value.copy(), f.release()));
+}
+
+/// `space` (a band's set space) with one more dimension and the same tuple name.
+isl::space widened(const isl::space &space) {
+  isl::space result = isl::manage(isl_space_add_dims(space.copy(), isl_dim_set, 1));
+  if (!isl_space_has_tuple_id(space.get(), isl_dim_set))
+    return result;
+  return isl::manage(isl_space_set_tuple_id(result.release(), isl_dim_set,
+                                            isl_space_get_tuple_id(space.get(), isl_dim_set)));
+}
+
+/// `partial` with member `member` replaced by floor(value / factor), value mod factor.
+isl::multi_union_pw_aff stripMine(const isl::multi_union_pw_aff &partial, int member, int factor) {
+  int members = static_cast<int>(partial.size());
+  isl::union_pw_aff_list list(partial.ctx(), members + 1);
+  for (int i = 0; i < members; ++i) {
+    if (i != member) {
+      list = list.add(partial.at(i));
+      continue;
+    }
+    list = list.add(floorDiv(partial.at(i), factor)).add(modulo(partial.at(i), factor));
+  }
+  return isl::multi_union_pw_aff(widened(partial.space()), list);
+}
+
+/// Whether no member of `band` runs a dependence backwards (isl's permutable flag).
+bool isPermutable(const isl::schedule_node_band &band, const poly::Dependences &deps) {
+  for (int i = 0; i < static_cast<int>(band.n_member()); ++i)
+    if (!reversedAtMember(deps, band, i).is_empty())
+      return false;
+  return true;
+}
+
+/// `band` replaced by the strip-mined band, with its flags.
+isl::schedule replaceBand(const isl::schedule_node_band &band, const poly::Dependences &deps,
+                          int member, int factor) {
+  isl::multi_union_pw_aff mined = stripMine(band.partial_schedule(), member, factor);
+  isl::schedule_node child = isl::manage(isl_schedule_node_delete(band.copy()));
+  auto result = child.insert_partial_schedule(mined).as<isl::schedule_node_band>();
+  result = result.set_permutable(band.permutable() && isPermutable(result, deps));
+  int members = static_cast<int>(band.n_member());
+  for (int i = 0, j = 0; i < members; ++i, ++j) {
+    result = result.member_set_coincident(j, band.member_get_coincident(i));
+    if (i == member)
+      result = result.member_set_coincident(++j, band.member_get_coincident(i));
+  }
+  return result.schedule();
+}
+
+} // namespace
+
+isl::schedule split(const poly::Scop &scop, const poly::Dependences &deps,
+                    const std::string &statement, int member, int factor, int band) {
+  std::string request = "split of statement '" + statement + "' member " + std::to_string(member) +
+                        " by " + std::to_string(factor);
+  if (factor < 1)
+    throw InvalidFactor(request + ": the factor must be at least 1");
+  isl::schedule_node_band node = statementBand(scop, statement, band, "split");
+  int members = static_cast<int>(node.n_member());
+  if (member < 0 || member >= members)
+    throw MemberOutOfRange(request + ": the band has " + std::to_string(members) +
+                           " members (0 .. " + std::to_string(members - 1) + ")");
+  isl::schedule schedule = replaceBand(node, deps, member, factor);
+  if (!poly::isValidSchedule(scop, deps, schedule))
+    throw IllegalTransformation(request + " would break the dependence " +
+                                islText(brokenDependences(deps, schedule)));
+  return schedule;
+}
+
+} // namespace nasc::compiler
