@@ -1,5 +1,7 @@
 #include "compiler/LibraryAbi.h"
 
+#include "ir/Error.h"
+
 #include <sstream>
 
 namespace nasc::compiler {
@@ -160,9 +162,19 @@ std::string cString(const std::string &s) {
   return out + "\"";
 }
 
+/// The ABI reports shapes in 8-slot arrays (nasc_model_input_shape's `dims`).
+void checkRank(const ir::Buffer &buffer, const std::string &kind) {
+  if (buffer.shape.size() > 8)
+    throw Error("model " + kind + " '" + buffer.name + "' has rank " +
+                std::to_string(buffer.shape.size()) +
+                "; the C ABI of a compiled library supports at most 8 dimensions");
+}
+
 void emitTable(std::ostringstream &os, const ir::Program &program, const std::vector<int> &ids,
                const std::string &kind) {
   size_t n = ids.size();
+  for (int id : ids)
+    checkRank(program.buffers[static_cast<size_t>(id)], kind);
   os << "static const char *" << kind << "_names[" << (n ? n : 1) << "] = {";
   for (int id : ids)
     os << cString(program.buffers[static_cast<size_t>(id)].name) << ", ";

@@ -16,6 +16,7 @@ namespace nasc::compiler {
 /// codegen::emitProgram with the same prefix). It also defines the runtime entry
 /// nasc_parallel_for (codegen/ParallelCall.h) with OpenMP (compile it with -fopenmp): a static
 /// schedule of min(threads, ub - lb) equal ranges; threads == 1 calls the body directly.
+/// Throws nasc::Error if an input or output has more than 8 dimensions.
 std::string libraryAbiSource(const ir::Program &program, const std::string &prefix,
                              int defaultThreads = 1);
 

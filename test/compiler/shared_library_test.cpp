@@ -3,6 +3,7 @@
 #include "compiler/SharedLibrary.h"
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
+#include "test/support/Compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -70,16 +71,6 @@ std::vector<float> readRaw(const fs::path &path, size_t n) {
   return data;
 }
 
-/// max_k |got_k - expected_k| / max_k |expected_k|.
-double maxRelativeError(const std::vector<float> &got, const std::vector<float> &expected) {
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
-  }
-  return err / scale;
-}
-
 } // namespace
 
 TEST_CASE("a compiled library run from C through the ABI matches the reference executor", "[abi]") {
@@ -101,7 +92,7 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
 
   ir::Graph unfolded = ir::loadModelRaw((dir / "smallnet.json").string());
   auto expected = runtime::runReference(unfolded, {{"image", input}}).at("scores");
-  CHECK(maxRelativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
+  CHECK(test::relativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
 
   std::ifstream header(dir / "smallnet.h");
   std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
@@ -135,6 +126,6 @@ TEST_CASE("a library compiled with 3 default threads and run with set_num_thread
     std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
                       " " + (dir / "out.bin").string() + " " + threads;
     REQUIRE(std::system(run.c_str()) == 0);
-    CHECK(maxRelativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
+    CHECK(test::relativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
   }
 }

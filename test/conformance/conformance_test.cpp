@@ -4,6 +4,7 @@
 #include "ir/Error.h"
 #include "ir/import/OnnxImporter.h"
 #include "ir/passes/Passes.h"
+#include "test/support/Compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -58,16 +59,6 @@ ir::Graph freezeWeightInputs(ir::Graph graph, const fs::path &dir) {
   return graph;
 }
 
-/// max |got - want| / max(1, max |want|).
-double relativeError(const ir::Tensor &got, const ir::Tensor &want) {
-  double err = 0, scale = 1;
-  for (size_t k = 0; k < want.f.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got.f[k]) - want.f[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want.f[k])));
-  }
-  return err / scale;
-}
-
 bool isUnsupported(const std::string &message) {
   return message.find("not supported") != std::string::npos ||
          message.find("unsupported") != std::string::npos;
@@ -105,7 +96,7 @@ bool runCase(compiler::CompiledModel &model, const fs::path &dir, const std::str
       ok = false;
       continue;
     }
-    double err = relativeError(outputs[i], want);
+    double err = test::relativeError(outputs[i].f, want.f, 1.0);
     INFO("relative error " << err);
     CHECK(err <= 1e-4);
     ok = ok && err <= 1e-4;
@@ -155,5 +146,8 @@ TEST_CASE("ONNX conformance cases of the supported ops pass through the compiled
             << " cases use an unsupported attribute value:\n";
   for (const auto &n : notApplicable)
     std::cout << "  n/a " << n << "\n";
-  CHECK(applicable > 0);
+  // ONNX 1.12's test data holds 122 applicable cases of these ops (4 more use training-mode
+  // BatchNormalization or MaxPool's Indices output): fewer means cases stopped being recognised.
+  CHECK(applicable >= 122);
+  CHECK(passed == applicable);
 }

@@ -1,5 +1,6 @@
 // `nasc run` on a torchvision export: the .npy it writes matches PyTorch's output.
 #include "ir/Npy.h"
+#include "test/support/Compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,10 +20,5 @@ TEST_CASE("nasc run on torchvision ResNet-18 writes PyTorch's output", "[models]
   REQUIRE(std::system(cmd.c_str()) == 0);
   nasc::ir::Tensor got = nasc::ir::readNpy(out), want = nasc::ir::readNpy(stem + "_output.npy");
   REQUIRE(got.shape == want.shape);
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < want.f.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got.f[k]) - want.f[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want.f[k])));
-  }
-  CHECK(err / scale <= 1e-4);
+  CHECK(nasc::test::relativeError(got.f, want.f) <= 1e-4);
 }

@@ -5,6 +5,7 @@
 #include "compiler/SharedLibrary.h"
 #include "ir/Npy.h"
 #include "ir/import/ModelLoader.h"
+#include "test/support/Compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,16 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kModels = fs::path(NASC_BINARY_DIR) / "torchvision";
-
-/// max |got - want| / max |want|, the relative error.
-double relativeError(const std::vector<float> &got, const std::vector<float> &want) {
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got[k]) - want[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(want[k])));
-  }
-  return err / scale;
-}
 
 std::vector<float> runSharedLibrary(const compiler::PolyhedralModel &model, const std::string &stem,
                                     const ir::Tensor &input, size_t outputSize) {
@@ -59,12 +50,12 @@ void checkAgainstPyTorch(const std::string &stem) {
 
   compiler::PolyhedralModel lowered = compiler::lowerToPolyhedral(ir::loadModel(onnx.string()));
   std::vector<float> fromLibrary = runSharedLibrary(lowered, stem, input, want.f.size());
-  CHECK(relativeError(fromLibrary, want.f) <= 1e-4);
+  CHECK(test::relativeError(fromLibrary, want.f) <= 1e-4);
 
   auto jit = compiler::CompiledModel::compile(ir::loadModel(onnx.string()));
   std::vector<ir::Tensor> got = jit->run({input});
   REQUIRE(got.at(0).shape == want.shape);
-  double err = relativeError(got[0].f, want.f);
+  double err = test::relativeError(got[0].f, want.f);
   INFO(stem << ": relative error " << err);
   CHECK(err <= 1e-4);
 }

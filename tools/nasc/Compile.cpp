@@ -31,12 +31,15 @@ void addCompileCommand(CLI::App &app) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App *cmd = app.add_subcommand(
       "compile", "Compile MODEL into a shared library with a C ABI (nasc_model_create/run/...)");
-  cmd->add_option("MODEL", args->model, "Model: .onnx (opset 11-17) or .json (nasc spec)")
+  cmd->add_option("MODEL", args->model, "Model: .onnx (ONNX up to opset 17) or .json (nasc spec, docs/model-spec.md)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")->required();
   cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
-  cmd->add_option("--target", args->target, "Target: native (host CPU features detected)")
+  cmd->add_option("--target", args->target,
+                  "native: the host CPU, its AVX2 / AVX-512 features detected at run time; "
+                  "another LLVM triple (e.g. aarch64-linux-gnu) cross-compiles and needs CC set "
+                  "to a C cross compiler for that triple")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Default thread count of the library")
       ->check(CLI::PositiveNumber)
