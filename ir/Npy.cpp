@@ -27,10 +27,13 @@ NpyHeader parseHeader(const std::string &path, const std::string &text) {
   if (!std::regex_search(text, m, std::regex("'shape'\\s*:\\s*\\(([^)]*)\\)")))
     throw Error(path + ": .npy header has no 'shape'");
   std::string dims = m[1];
-  std::regex number("[0-9]+");
+  std::regex number("-?[0-9]+");
   for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number);
-       it != std::sregex_iterator(); ++it)
+       it != std::sregex_iterator(); ++it) {
     h.shape.push_back(std::stoll(it->str()));
+    if (h.shape.back() < 0)
+      throw Error(path + ": .npy shape has a negative dimension (" + it->str() + ")");
+  }
   return h;
 }
 

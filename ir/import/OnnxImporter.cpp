@@ -47,8 +47,10 @@ DType dtypeOf(int32_t elemType, const std::string &where) {
 }
 
 /// The shape of `info`, or nullopt when some dimension is symbolic or the shape is absent.
-/// `symbolic` receives the name of the first dim_param met.
-std::optional<Shape> staticShape(const onnx::ValueInfoProto &info, std::string &symbolic) {
+/// `symbolic` receives the name of the first dim_param met. A negative dimension throws
+/// nasc::Error naming `path` and the value.
+std::optional<Shape> staticShape(const onnx::ValueInfoProto &info, std::string &symbolic,
+                                 const std::string &path) {
   const auto &type = info.type().tensor_type();
   if (!type.has_shape())
     return std::nullopt;
@@ -58,6 +60,9 @@ std::optional<Shape> staticShape(const onnx::ValueInfoProto &info, std::string &
       symbolic = dim.has_dim_param() ? dim.dim_param() : "?";
       return std::nullopt;
     }
+    if (dim.dim_value() < 0)
+      throw Error(path + ": value '" + info.name() + "' has a negative dimension (" +
+                  std::to_string(dim.dim_value()) + ")");
     shape.push_back(dim.dim_value());
   }
   return shape;
@@ -85,18 +90,18 @@ void addOutputInfo(Graph &graph, const onnx::ValueInfoProto &info, const std::st
   DType dtype =
       dtypeOf(info.type().tensor_type().elem_type(), path + ": graph output '" + info.name() + "'");
   std::string symbolic;
-  if (std::optional<Shape> shape = staticShape(info, symbolic))
+  if (std::optional<Shape> shape = staticShape(info, symbolic, path))
     graph.values[info.name()] = ValueInfo{dtype, *shape};
 }
 
 /// Records the type of an intermediate value when it is a fully known float32 / int64 tensor
 /// (other annotations, e.g. a Dropout mask's BOOL, are left to the op checks).
-void addValueInfo(Graph &graph, const onnx::ValueInfoProto &info) {
+void addValueInfo(Graph &graph, const onnx::ValueInfoProto &info, const std::string &path) {
   if (!info.type().has_tensor_type() || !isSupportedElemType(info.type().tensor_type().elem_type()))
     return;
   DType dtype = dtypeOf(info.type().tensor_type().elem_type(), info.name());
   std::string symbolic;
-  if (std::optional<Shape> shape = staticShape(info, symbolic))
+  if (std::optional<Shape> shape = staticShape(info, symbolic, path))
     graph.values[info.name()] = ValueInfo{dtype, *shape};
 }
 
@@ -111,7 +116,7 @@ void addGraphInput(Graph &graph, const onnx::ValueInfoProto &info, const std::st
     return;
   }
   std::string symbolic;
-  std::optional<Shape> shape = staticShape(info, symbolic);
+  std::optional<Shape> shape = staticShape(info, symbolic, path);
   if (!shape && !symbolic.empty())
     throw Error(where + ": symbolic dimension '" + symbolic +
                 "' (give the input's shape as an override)");
@@ -201,7 +206,7 @@ Graph importOnnx(const std::string &path, const std::map<std::string, Shape> &sh
   const bool keepDeclaredShapes = shapeOverrides.empty();
   if (keepDeclaredShapes)
     for (const auto &info : proto.value_info())
-      addValueInfo(graph, info);
+      addValueInfo(graph, info, path);
   for (const auto &output : proto.output()) {
     checkOutputType(output, path);
     if (keepDeclaredShapes)

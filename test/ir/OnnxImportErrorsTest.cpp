@@ -59,6 +59,14 @@ TEST_CASE("a symbolic input dim is an error naming the input unless overridden")
   REQUIRE_THROWS_WITH(nasc::ir::importOnnx(path, {{"nope", {1}}}), Catch::Contains("'nope'"));
 }
 
+TEST_CASE("a negative input dim is an error naming the file and the input") {
+  onnx::ModelProto model = reluModel({"1", "3", "8", "8"});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(-8);
+  std::string path = save(model, "negative_dim.onnx");
+  REQUIRE_THROWS_WITH(nasc::ir::importOnnx(path),
+                      path + ": value 'x' has a negative dimension (-8)");
+}
+
 TEST_CASE("initializers are read from raw_data and from typed fields") {
   onnx::ModelProto model = reluModel({"1", "2"});
   onnx::TensorProto *typed = model.mutable_graph()->add_initializer();

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 using namespace nasc;
 
@@ -46,4 +47,18 @@ TEST_CASE("a non-npy file is a clear error naming it", "[npy]") {
   std::string path = tempPath("bad.npy");
   std::system(("echo hello > " + path).c_str());
   CHECK_THROWS_WITH(ir::readNpy(path), path + ": not a .npy file (bad magic)");
+}
+
+TEST_CASE("a negative dimension in an .npy header is a clear error", "[npy]") {
+  std::string path = tempPath("negative.npy");
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  char len[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  out.write(len, 2);
+  out << header;
+  out.close();
+  CHECK_THROWS_WITH(ir::readNpy(path), path + ": .npy shape has a negative dimension (-3)");
 }
