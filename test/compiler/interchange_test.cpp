@@ -3,16 +3,18 @@
 // dependence, a non-permutation, an unknown statement).
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/Interchange.h"
+#include "test/support/Kernels.h"
 
 #include <catch2/catch.hpp>
 
 #include <sstream>
 
 using namespace nasc;
+using test::astText;
+using test::it;
+using test::stencil2d;
 
 namespace {
-
-ir::AffineExpr it(size_t depth, size_t i) { return ir::AffineExpr::iter(depth, i); }
 
 /// O[0, k, oh, ow] = 0 (S0), then O[0, k, oh, ow] += I[0, c, oh + r, ow + s] * W[k, c, r, s]
 /// (S1, c r s reduction dimensions): K = 2, C = 3, a 4×5 output, a 3×3 window, no padding.
@@ -39,38 +41,6 @@ ir::Kernel smallConv() {
   acc.value = ir::Expr::binary(ir::Expr::Op::Mul, ir::Expr::load(input), ir::Expr::load(weight));
   kernel.statements = {init, acc};
   return kernel;
-}
-
-/// S[i, j]: A[i][j] = A[i - 1][j + 1] + A[i - 1][j] for 1 <= i < 4, 0 <= j < 3: dependences
-/// (1, -1) and (1, 0).
-ir::Kernel stencil2d() {
-  ir::Kernel kernel;
-  kernel.name = "stencil";
-  kernel.tensors = {{"A", {4, 4}}};
-  ir::Statement st;
-  st.name = "S";
-  st.iterators = {"i", "j"};
-  st.extents = {4, 3};
-  st.constraints = {{it(2, 0) + (-1), false}};
-  st.reduction = {false, false};
-  st.write = {0, {it(2, 0), it(2, 1)}};
-  st.value =
-      ir::Expr::binary(ir::Expr::Op::Add, ir::Expr::load({0, {it(2, 0) + (-1), it(2, 1) + 1}}),
-                       ir::Expr::load({0, {it(2, 0) + (-1), it(2, 1)}}));
-  kernel.statements = {st};
-  return kernel;
-}
-
-std::string text(const isl::schedule &schedule) {
-  std::ostringstream out;
-  out << schedule;
-  return out.str();
-}
-
-std::string astText(const poly::Scop &scop, const isl::schedule &schedule) {
-  poly::Scop copy = scop;
-  copy.schedule = schedule;
-  return poly::astToString(poly::generateAst(copy));
 }
 
 const char *kConvDomain =
@@ -117,9 +87,9 @@ TEST_CASE("interchange moves a conv's reduction loops c r s inside ow: schedule 
   ir::Kernel kernel = smallConv();
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
-  CHECK(text(scop.schedule) == std::string(kConvDomain) + kConvBefore);
+  CHECK(test::scheduleText(scop.schedule) == std::string(kConvDomain) + kConvBefore);
   isl::schedule moved = compiler::interchange(scop, deps, "S1", {0, 1, 2, 4, 5, 6, 3});
-  CHECK(text(moved) == std::string(kConvDomain) + kConvAfter);
+  CHECK(test::scheduleText(moved) == std::string(kConvDomain) + kConvAfter);
   CHECK(astText(scop, moved) == kConvAstAfter);
 }
 
@@ -131,7 +101,7 @@ TEST_CASE("defaultSchedule is the interchange (n, k, oh, c, r, s, ow) of the con
   CHECK(compiler::defaultLoopOrder(kernel.statements[1]) == std::vector<int>{0, 1, 2, 4, 5, 6, 3});
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
-  CHECK(text(compiler::defaultSchedule(scop, deps, kernel)) ==
+  CHECK(test::scheduleText(compiler::defaultSchedule(scop, deps, kernel)) ==
         std::string(kConvDomain) + kConvAfter);
 }
 

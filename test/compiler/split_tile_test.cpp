@@ -8,6 +8,7 @@
 #include "compiler/transforms/Tile.h"
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
+#include "test/support/Kernels.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,71 +20,10 @@
 #include <sstream>
 
 using namespace nasc;
+using test::astText;
+using test::it;
+using test::stencil2d;
 namespace fs = std::filesystem;
-
-namespace {
-
-ir::AffineExpr it(size_t depth, size_t i) { return ir::AffineExpr::iter(depth, i); }
-
-/// C[i, j] = 0 (S0), then C[i, j] += A[i, k] * B[k, j] (S1, k a reduction dimension), with
-/// C 5×6 and k < 3.
-ir::Kernel smallMatmul() {
-  ir::Kernel kernel;
-  kernel.name = "matmul";
-  kernel.tensors = {{"A", {5, 3}}, {"B", {3, 6}}, {"C", {5, 6}}};
-  ir::Statement init;
-  init.name = "S0";
-  init.iterators = {"i", "j"};
-  init.extents = {5, 6};
-  init.reduction = {false, false};
-  init.write = {2, {it(2, 0), it(2, 1)}};
-  init.value = ir::Expr::constant(0.0f);
-  ir::Statement acc;
-  acc.name = "S1";
-  acc.iterators = {"i", "j", "k"};
-  acc.extents = {5, 6, 3};
-  acc.reduction = {false, false, true};
-  acc.update = ir::Update::Add;
-  acc.write = {2, {it(3, 0), it(3, 1)}};
-  acc.value = ir::Expr::binary(ir::Expr::Op::Mul, ir::Expr::load({0, {it(3, 0), it(3, 2)}}),
-                               ir::Expr::load({1, {it(3, 2), it(3, 1)}}));
-  kernel.statements = {init, acc};
-  return kernel;
-}
-
-/// S[i, j]: A[i][j] = A[i - 1][j + 1] + A[i - 1][j] for 1 <= i < 4, 0 <= j < 3: dependences
-/// (1, -1) and (1, 0).
-ir::Kernel stencil2d() {
-  ir::Kernel kernel;
-  kernel.name = "stencil";
-  kernel.tensors = {{"A", {4, 4}}};
-  ir::Statement st;
-  st.name = "S";
-  st.iterators = {"i", "j"};
-  st.extents = {4, 3};
-  st.constraints = {{it(2, 0) + (-1), false}};
-  st.reduction = {false, false};
-  st.write = {0, {it(2, 0), it(2, 1)}};
-  st.value =
-      ir::Expr::binary(ir::Expr::Op::Add, ir::Expr::load({0, {it(2, 0) + (-1), it(2, 1) + 1}}),
-                       ir::Expr::load({0, {it(2, 0) + (-1), it(2, 1)}}));
-  kernel.statements = {st};
-  return kernel;
-}
-
-std::string text(const isl::schedule &schedule) {
-  std::ostringstream out;
-  out << schedule;
-  return out.str();
-}
-
-std::string astText(const poly::Scop &scop, const isl::schedule &schedule) {
-  poly::Scop copy = scop;
-  copy.schedule = schedule;
-  return poly::astToString(poly::generateAst(copy));
-}
-
-} // namespace
 
 namespace {
 
@@ -157,35 +97,35 @@ poly::Scop withSchedule(const poly::Scop &scop, const isl::schedule &schedule) {
 TEST_CASE("split strip-mines a matmul's k into floor(k / 2) and k mod 2: schedule tree and AST",
           "[split][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = smallMatmul();
+  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
-  CHECK(text(scop.schedule) == std::string(kMatmulDomain) + kMatmulBefore);
+  CHECK(test::scheduleText(scop.schedule) == std::string(kMatmulDomain) + kMatmulBefore);
   isl::schedule mined = compiler::split(scop, deps, "S1", 2, 2);
-  CHECK(text(mined) == std::string(kMatmulDomain) + kMatmulSplitK);
+  CHECK(test::scheduleText(mined) == std::string(kMatmulDomain) + kMatmulSplitK);
   CHECK(astText(scop, mined) == std::string(kInitAst) + kSplitKAst);
 }
 
 TEST_CASE("tile tiles a matmul's (i, j) by (2, 4) over point loops i, j and k: tree and AST",
           "[tile][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = smallMatmul();
+  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
   isl::schedule tiled = compiler::tile(scop, deps, "S1", {2, 4});
-  CHECK(text(tiled) == std::string(kMatmulDomain) + kMatmulTiled);
+  CHECK(test::scheduleText(tiled) == std::string(kMatmulDomain) + kMatmulTiled);
   CHECK(astText(scop, tiled) == std::string(kInitAst) + kTiledAst);
 }
 
 TEST_CASE("tiling the point band (i, j) again by (1, 2) gives a two-level tiling: tree and AST",
           "[tile][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = smallMatmul();
+  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
   poly::Scop tiled = withSchedule(scop, compiler::tile(scop, deps, "S1", {2, 4}));
   isl::schedule twice = compiler::tile(tiled, deps, "S1", {1, 2}, 1);
-  CHECK(text(twice) == std::string(kMatmulDomain) + kMatmulTiledTwice);
+  CHECK(test::scheduleText(twice) == std::string(kMatmulDomain) + kMatmulTiledTwice);
   CHECK(astText(scop, twice) == std::string(kInitAst) + kTiledTwiceAst);
 }
 
@@ -207,7 +147,7 @@ TEST_CASE("tiling both loops of a stencil with a (1, -1) dependence is refused n
 TEST_CASE("split and tile refuse bad factors, sizes, members, bands and statements",
           "[split][tile][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = smallMatmul();
+  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
   CHECK_THROWS_AS(compiler::split(scop, deps, "S1", 2, 0), compiler::InvalidFactor);

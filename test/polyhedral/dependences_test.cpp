@@ -3,39 +3,15 @@
 #include "ir/Error.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/ParallelLoops.h"
+#include "test/support/Kernels.h"
 
 #include <catch2/catch.hpp>
 
 using namespace nasc;
+using test::it;
+using test::matmulWithInit;
 
 namespace {
-
-ir::AffineExpr it(size_t depth, size_t i) { return ir::AffineExpr::iter(depth, i); }
-
-/// C[i, j] = 0 (S0), then C[i, j] += A[i, k] * B[k, j] (S1, k a reduction dimension).
-ir::Kernel matmulWithInit(int64_t m, int64_t n, int64_t k) {
-  ir::Kernel kernel;
-  kernel.name = "matmul";
-  kernel.tensors = {{"A", {m, k}}, {"B", {k, n}}, {"C", {m, n}}};
-  ir::Statement init;
-  init.name = "S0";
-  init.iterators = {"i", "j"};
-  init.extents = {m, n};
-  init.reduction = {false, false};
-  init.write = {2, {it(2, 0), it(2, 1)}};
-  init.value = ir::Expr::constant(0.0f);
-  ir::Statement acc;
-  acc.name = "S1";
-  acc.iterators = {"i", "j", "k"};
-  acc.extents = {m, n, k};
-  acc.reduction = {false, false, true};
-  acc.update = ir::Update::Add;
-  acc.write = {2, {it(3, 0), it(3, 1)}};
-  acc.value = ir::Expr::binary(ir::Expr::Op::Mul, ir::Expr::load({0, {it(3, 0), it(3, 2)}}),
-                               ir::Expr::load({1, {it(3, 2), it(3, 1)}}));
-  kernel.statements = {init, acc};
-  return kernel;
-}
 
 /// A[t + 1, i] = A[t, i] + A[t, i + 1] for 0 <= t < 4, 0 <= i < 5: dependences (1, 0), (1, -1).
 ir::Kernel stencil1d() {

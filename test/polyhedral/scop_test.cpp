@@ -1,37 +1,12 @@
 // Golden tests: Kernels turned into isl domains, access relations, schedules and ASTs.
 #include "polyhedral/Scop.h"
+#include "test/support/Kernels.h"
 
 #include <catch2/catch.hpp>
 
 using namespace nasc;
 
 namespace {
-
-/// C[i, j] (+)= A[i, k] * B[k, j] for a 2x3 by 3x4 product: S0 initialises, S1 accumulates.
-ir::Kernel matmulKernel() {
-  ir::Kernel k;
-  k.name = "matmul";
-  k.tensors = {{"A", {2, 3}}, {"B", {3, 4}}, {"C", {2, 4}}};
-  ir::Statement init;
-  init.name = "S0";
-  init.iterators = {"i", "j"};
-  init.extents = {2, 4};
-  init.reduction = {false, false};
-  init.write = {2, {ir::AffineExpr::iter(2, 0), ir::AffineExpr::iter(2, 1)}};
-  init.value = ir::Expr::constant(0.0f);
-  ir::Statement acc;
-  acc.name = "S1";
-  acc.iterators = {"i", "j", "k"};
-  acc.extents = {2, 4, 3};
-  acc.reduction = {false, false, true};
-  acc.update = ir::Update::Add;
-  auto it = [](size_t i) { return ir::AffineExpr::iter(3, i); };
-  acc.write = {2, {it(0), it(1)}};
-  acc.value = ir::Expr::binary(ir::Expr::Op::Mul, ir::Expr::load({0, {it(0), it(2)}}),
-                               ir::Expr::load({1, {it(2), it(1)}}));
-  k.statements = {init, acc};
-  return k;
-}
 
 /// A 1-d convolution with a 3-tap window and padding 1: O[x] += I[x + r - 1] * W[r], where the
 /// padding is a domain constraint 0 <= x + r - 1 <= 4 instead of an out-of-bounds read.
@@ -66,7 +41,7 @@ bool sameUnionMap(isl::ctx ctx, const isl::union_map &a, const std::string &b) {
 
 TEST_CASE("matmul Scop has box domains and the accesses of C += A*B", "[scop]") {
   poly::IslContext ctx;
-  poly::Scop scop = poly::buildScop(ctx.get(), matmulKernel());
+  poly::Scop scop = poly::buildScop(ctx.get(), test::matmulWithInit(2, 4, 3));
   CHECK(sameUnionSet(ctx.get(), scop.domain,
                      "{ S0[i, j] : 0 <= i < 2 and 0 <= j < 4; "
                      "S1[i, j, k] : 0 <= i < 2 and 0 <= j < 4 and 0 <= k < 3 }"));
@@ -81,7 +56,7 @@ TEST_CASE("matmul Scop has box domains and the accesses of C += A*B", "[scop]") 
 
 TEST_CASE("matmul AST is two loop nests in statement order", "[scop][ast]") {
   poly::IslContext ctx;
-  poly::Scop scop = poly::buildScop(ctx.get(), matmulKernel());
+  poly::Scop scop = poly::buildScop(ctx.get(), test::matmulWithInit(2, 4, 3));
   std::string expected = "{\n"
                          "  for (int c0 = 0; c0 <= 1; c0 += 1)\n"
                          "    for (int c1 = 0; c1 <= 3; c1 += 1)\n"
@@ -111,7 +86,7 @@ TEST_CASE("padding becomes a domain constraint and clipped loop bounds", "[scop]
 
 TEST_CASE("an access of the wrong rank is an error naming kernel, statement and tensor", "[scop]") {
   poly::IslContext ctx;
-  ir::Kernel k = matmulKernel();
+  ir::Kernel k = test::matmulWithInit(2, 4, 3);
   k.statements[1].value.args[0].access.index.pop_back();
   CHECK_THROWS_WITH(poly::buildScop(ctx.get(), k),
                     "kernel matmul: statement S1 accesses tensor A with 1 indices, but it has rank 2");
