@@ -57,20 +57,28 @@ bool containsLoop(const isl::ast_node &n) {
   }
 }
 
-/// A distinct `llvm.loop` id; for an innermost loop it requests vectorization.
-llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost) {
-  llvm::SmallVector<llvm::Metadata *, 2> ops{nullptr};
-  if (innermost)
-    ops.push_back(
-        llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
-                                llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx))}));
+/// The loop property `!{!"name", value}`.
+llvm::MDNode *loopProperty(llvm::LLVMContext &ctx, const char *name, llvm::Constant *value) {
+  return llvm::MDNode::get(ctx,
+                           {llvm::MDString::get(ctx, name), llvm::ConstantAsMetadata::get(value)});
+}
+
+/// A distinct `llvm.loop` id. It requests vectorization for an innermost loop or a loop under
+/// a vector mark (`vectorWidth` set), and the width `*vectorWidth` if that is > 0.
+llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost, std::optional<int> vectorWidth) {
+  llvm::SmallVector<llvm::Metadata *, 3> ops{nullptr};
+  if (innermost || vectorWidth)
+    ops.push_back(loopProperty(ctx, "llvm.loop.vectorize.enable", llvm::ConstantInt::getTrue(ctx)));
+  if (vectorWidth.value_or(0) > 0)
+    ops.push_back(loopProperty(ctx, "llvm.loop.vectorize.width",
+                               llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), *vectorWidth)));
   llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
   id->replaceOperandWith(0, id);
   return id;
 }
 
-bool isParallelMark(const isl::ast_node &n) {
-  return isl::manage(isl_ast_node_mark_get_id(n.get())).name() == poly::kParallelMark;
+std::string markName(const isl::ast_node &n) {
+  return isl::manage(isl_ast_node_mark_get_id(n.get())).name();
 }
 
 bool isIntegerOne(const isl::ast_expr &e) {
@@ -98,8 +106,30 @@ std::optional<std::pair<isl::ast_expr, bool>> unitStepUpperBound(const isl::ast_
                         op == isl_ast_expr_op_le);
 }
 
+/// The node below a chain of mark nodes starting at `n`, whether the chain holds a parallel
+/// mark, and the width of its (innermost) vector mark if it holds one.
+struct MarkedNode {
+  isl::ast_node node;
+  bool parallel = false;
+  std::optional<int> vectorWidth;
+};
+
+MarkedNode unwrapMarks(isl::ast_node n) {
+  MarkedNode result;
+  while (isl_ast_node_get_type(n.get()) == isl_ast_node_mark) {
+    std::string name = markName(n);
+    result.parallel = result.parallel || name == poly::kParallelMark;
+    if (auto width = poly::vectorMarkWidth(name))
+      result.vectorWidth = width;
+    n = isl::manage(isl_ast_node_mark_get_node(n.get()));
+  }
+  result.node = n;
+  return result;
+}
+
 /// Walks one kernel's isl AST and emits its control flow and statements. For-nodes under a
-/// "parallel" mark are outlined into a body function run through nasc_parallel_for.
+/// "parallel" mark are outlined into a body function run through nasc_parallel_for; for-nodes
+/// under a vector mark get its width as loop metadata.
 class AstEmitter {
 public:
   /// Emitter of the kernel function `void f(ptr tensors, i32 threads)`.
@@ -136,29 +166,37 @@ private:
     builder_.SetInsertPoint(llvm::BasicBlock::Create(context(), "entry", function_));
   }
 
-  /// Emits the outlined body: the loop `for (it = begin; it < end; ++it) loop.body`.
-  void emitOutlinedLoop(const isl::ast_node &loop) {
+  /// Emits the outlined body: the loop `for (it = begin; it < end; ++it) loop.body`, with
+  /// vectorization metadata as loopMetadata(vectorWidth).
+  void emitOutlinedLoop(const isl::ast_node &loop, std::optional<int> vectorWidth) {
     llvm::Value *end = function_->getArg(2);
     std::string name = idName(forIterator(loop));
     emitLoop(
         name, function_->getArg(1),
         [&] { return builder_.CreateICmpSLT(iterators_.at(name), end); },
-        [&] { return builder_.getInt64(1); }, isl::manage(isl_ast_node_for_get_body(loop.get())));
+        [&] { return builder_.getInt64(1); }, isl::manage(isl_ast_node_for_get_body(loop.get())),
+        vectorWidth);
     builder_.CreateRetVoid();
   }
 
-  /// A mark node: a parallel for-loop if it is a "parallel" mark over a unit-step loop and
-  /// this emitter is not already inside an outlined body, otherwise its child as is.
+  /// A chain of mark nodes: if it is over a for-node, that loop, run in parallel if the chain
+  /// holds a "parallel" mark, the loop has unit step and this emitter is not already inside an
+  /// outlined body, and vectorized as a vector mark in the chain asks; otherwise the node
+  /// below the chain as is.
   void emitMark(const isl::ast_node &n) {
-    isl::ast_node child = isl::manage(isl_ast_node_mark_get_node(n.get()));
-    if (threads_ && isParallelMark(n) && isl_ast_node_get_type(child.get()) == isl_ast_node_for)
+    MarkedNode marked = unwrapMarks(n);
+    const isl::ast_node &child = marked.node;
+    if (isl_ast_node_get_type(child.get()) != isl_ast_node_for)
+      return emitNode(child);
+    if (threads_ && marked.parallel)
       if (auto bound = unitStepUpperBound(child))
-        return emitParallelFor(child, bound->first, bound->second);
-    emitNode(child);
+        return emitParallelFor(child, bound->first, bound->second, marked.vectorWidth);
+    emitFor(child, marked.vectorWidth);
   }
 
   /// nasc_parallel_for(body, ctx, init, upper bound (exclusive), threads).
-  void emitParallelFor(const isl::ast_node &loop, const isl::ast_expr &bound, bool inclusive) {
+  void emitParallelFor(const isl::ast_node &loop, const isl::ast_expr &bound, bool inclusive,
+                       std::optional<int> vectorWidth) {
     llvm::Value *lb =
         emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(loop.get())), iterators_);
     llvm::Value *ub = emitAstExpr(builder_, bound, iterators_);
@@ -172,7 +210,7 @@ private:
     }
     llvm::Module &module = *function_->getParent();
     llvm::Function *body = createOutlinedBody(module, function_->getName().str() + ".parallel");
-    AstEmitter(body, kernel_, names).emitOutlinedLoop(loop);
+    AstEmitter(body, kernel_, names).emitOutlinedLoop(loop, vectorWidth);
     llvm::Value *record = packContext(builder_, tensorArray_, values);
     builder_.CreateCall(parallelForFunction(module), {body, record, lb, ub, threads_});
   }
@@ -202,7 +240,7 @@ private:
     }
   }
 
-  void emitFor(const isl::ast_node &n) {
+  void emitFor(const isl::ast_node &n, std::optional<int> vectorWidth = std::nullopt) {
     std::string name = idName(forIterator(n));
     llvm::Value *init =
         emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(n.get())), iterators_);
@@ -214,13 +252,15 @@ private:
         [&] {
           return emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_inc(n.get())), iterators_);
         },
-        isl::manage(isl_ast_node_for_get_body(n.get())));
+        isl::manage(isl_ast_node_for_get_body(n.get())), vectorWidth);
   }
 
-  /// `for (name = init; cond(); name += inc()) inner` as header (phi, cond), body, latch, exit.
+  /// `for (name = init; cond(); name += inc()) inner` as header (phi, cond), body, latch, exit;
+  /// the latch carries loopMetadata(innermost, vectorWidth).
   void emitLoop(const std::string &name, llvm::Value *init,
                 const std::function<llvm::Value *()> &cond,
-                const std::function<llvm::Value *()> &inc, const isl::ast_node &inner) {
+                const std::function<llvm::Value *()> &inc, const isl::ast_node &inner,
+                std::optional<int> vectorWidth = std::nullopt) {
     llvm::BasicBlock *preheader = builder_.GetInsertBlock();
     llvm::BasicBlock *header = newBlock(name + ".header");
     llvm::BasicBlock *body = newBlock(name + ".body");
@@ -238,7 +278,7 @@ private:
     llvm::Value *next = builder_.CreateNSWAdd(iv, inc(), name + ".next");
     llvm::BranchInst *backedge = builder_.CreateBr(header);
     backedge->setMetadata(llvm::LLVMContext::MD_loop,
-                          loopMetadata(context(), !containsLoop(inner)));
+                          loopMetadata(context(), !containsLoop(inner), vectorWidth));
     iv->addIncoming(next, builder_.GetInsertBlock());
 
     builder_.SetInsertPoint(exit);

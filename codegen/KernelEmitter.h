@@ -27,7 +27,13 @@ namespace nasc::codegen {
 /// nasc_parallel_for(body, ctx, lb, ub, threads) (codegen/ParallelCall.h), which the module
 /// declares and the runtime must define; marks inside an outlined body, and marks over other
 /// loop shapes, are emitted sequentially. The caller must have proved the loop parallel
-/// (poly::markParallelLoops).
+/// (poly::markParallelLoops, compiler::parallelize).
+///
+/// Vector loops: a for-node under an isl mark named poly::vectorMarkName(w) (possibly with
+/// other marks, e.g. a parallel one, between them) carries `llvm.loop.vectorize.enable` and, if
+/// w > 0, `llvm.loop.vectorize.width` = w (i32). The caller must have proved the loop carries
+/// no dependence (compiler::vectorize). Marks of other names, and marks over other nodes, emit
+/// the node below them as is.
 ///
 /// Code shape: i64 loop induction variables; each user node `Sname(e_0, ..., e_{d-1})` binds
 /// statement Sname's iterators to the e_i and emits `write (update)= value` with element

@@ -1,23 +1,63 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/transforms/DefaultSchedule.h"
+#include "compiler/transforms/Primitives.h"
 #include "ir/lower/Lower.h"
-#include "polyhedral/ParallelLoops.h"
+
+#include <algorithm>
 
 namespace nasc::compiler {
 
-PolyhedralModel lowerToPolyhedral(ir::Graph graph) {
+namespace {
+
+bool implements(const ir::KernelCall &call, const std::string &node) {
+  return call.kernel.name == node ||
+         std::find(call.nodes.begin(), call.nodes.end(), node) != call.nodes.end();
+}
+
+std::string kernelNode(const ir::KernelCall &call) {
+  return call.nodes.empty() ? call.kernel.name : call.nodes.front();
+}
+
+/// For each call, the index of the entry of `schedule` naming it, or -1.
+std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &schedule) {
+  std::vector<int> entry(program.calls.size(), -1);
+  for (size_t e = 0; e < schedule.kernels.size(); ++e) {
+    const std::string &node = schedule.kernels[e].node;
+    auto call = std::find_if(program.calls.begin(), program.calls.end(),
+                             [&](const ir::KernelCall &c) { return implements(c, node); });
+    if (call == program.calls.end())
+      throw Error(schedule.source + ": node '" + node + "' is implemented by no kernel of model '" +
+                  program.name + "' (see `nasc inspect MODEL --stage schedule`)");
+    int &slot = entry[static_cast<size_t>(call - program.calls.begin())];
+    if (slot >= 0)
+      throw Error(schedule.source + ": nodes '" + schedule.kernels[static_cast<size_t>(slot)].node +
+                  "' and '" + node + "' name the same kernel '" + call->kernel.name + "'");
+    slot = static_cast<int>(e);
+  }
+  return entry;
+}
+
+} // namespace
+
+PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule) {
   PolyhedralModel model;
   model.isl = std::make_unique<poly::IslContext>();
   model.program = ir::lowerGraph(graph);
   model.graph = std::move(graph);
-  for (const auto &call : model.program.calls) {
+  model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
+  std::vector<int> entries = matchSchedule(model.program, schedule);
+  for (size_t c = 0; c < model.program.calls.size(); ++c) {
+    const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
     model.dependences.push_back(poly::computeDependences(scop, call.kernel));
-    scop.schedule = defaultSchedule(scop, model.dependences.back(), call.kernel);
-    scop.schedule = poly::markParallelLoops(scop, model.dependences.back());
+    KernelSchedule trace =
+        entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
+                        : defaultTrace(scop, model.dependences.back(), call.kernel, kernelNode(call));
+    scop.schedule = applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
     model.asts.push_back(poly::generateAst(scop));
     model.scops.push_back(std::move(scop));
+    model.schedule.kernels.push_back(std::move(trace));
   }
   return model;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "codegen/GeneratedCode.h"
+#include "compiler/transforms/ScheduleTrace.h"
 #include "ir/Graph.h"
 #include "ir/Program.h"
 #include "polyhedral/Dependences.h"
@@ -27,9 +28,10 @@ struct CompileOptions {
   bool profile = false;
 };
 
-/// A model lowered to the polyhedral stage: every kernel with its Scop (schedule: the default
-/// schedule, compiler::defaultSchedule, with the parallel loops marked,
-/// poly::markParallelLoops), its dependences and its isl AST.
+/// A model lowered to the polyhedral stage: every kernel with its Scop (its schedule built by
+/// the kernel's trace), its dependences and its isl AST. `schedule` holds the trace of every
+/// kernel in program order (the schedule file's, or compiler::defaultTrace), so that
+/// scheduleToJson(schedule) replays this compilation exactly.
 /// `isl` owns the isl context of `scops` and `asts` (declared first, destroyed last).
 struct PolyhedralModel {
   std::unique_ptr<poly::IslContext> isl;
@@ -38,11 +40,16 @@ struct PolyhedralModel {
   std::vector<poly::Scop> scops;
   std::vector<poly::Dependences> dependences;
   std::vector<isl::ast_node> asts;
+  ModelSchedule schedule;
 };
 
-/// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop and
-/// generates its AST. Throws nasc::Error for unsupported ops or shapes.
-PolyhedralModel lowerToPolyhedral(ir::Graph graph);
+/// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop,
+/// schedules it and generates its AST. A kernel named in `schedule` (by the name of a graph
+/// node it implements, or its kernel name) is scheduled by that trace (applyTrace), every
+/// other kernel by compiler::defaultTrace.
+/// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
+/// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
+PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {});
 
 /// Emits and optimizes the code of a lowered model.
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options);

@@ -1,5 +1,7 @@
 #include "polyhedral/ParallelLoops.h"
 
+#include <algorithm>
+
 namespace nasc::poly {
 
 namespace {
@@ -18,15 +20,6 @@ bool isDegenerate(const isl::schedule_node_band &band, int member) {
   return single == isl_bool_true;
 }
 
-/// The outermost member of `band` worth running in parallel, or -1.
-int outermostParallelMember(const Scop &scop, const Dependences &deps,
-                            const isl::schedule_node_band &band) {
-  for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
-    if (!isDegenerate(band, m) && isParallel(scop, deps, band, m))
-      return m;
-  return -1;
-}
-
 /// Marks the subtree at `node`; returns the node at the same tree position.
 isl::schedule_node markSubtree(const Scop &scop, const Dependences &deps, isl::schedule_node node) {
   if (isl_schedule_node_get_type(node.get()) == isl_schedule_node_band) {
@@ -43,6 +36,33 @@ isl::schedule_node markSubtree(const Scop &scop, const Dependences &deps, isl::s
 }
 
 } // namespace
+
+std::string vectorMarkName(int width) {
+  std::string name = kVectorMark;
+  return width == 0 ? name : name + ":" + std::to_string(width);
+}
+
+std::optional<int> vectorMarkWidth(const std::string &markName) {
+  std::string prefix = std::string(kVectorMark) + ":";
+  if (markName == kVectorMark)
+    return 0;
+  if (markName.size() <= prefix.size() || markName.size() > prefix.size() + 6 ||
+      markName.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  std::string digits = markName.substr(prefix.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  int width = std::stoi(digits);
+  return width > 0 ? std::optional<int>(width) : std::nullopt;
+}
+
+int outermostParallelMember(const Scop &scop, const Dependences &deps,
+                            const isl::schedule_node_band &band) {
+  for (int m = 0; m < static_cast<int>(band.n_member()); ++m)
+    if (!isDegenerate(band, m) && isParallel(scop, deps, band, m))
+      return m;
+  return -1;
+}
 
 isl::schedule markParallelLoops(const Scop &scop, const Dependences &deps) {
   return markSubtree(scop, deps, scop.schedule.root()).schedule();

@@ -1,5 +1,6 @@
 // Marks the loops proved parallel by the dependences: an isl "parallel" mark above the
-// outermost parallel band member of each loop nest, for codegen to run on several threads.
+// outermost parallel band member of each loop nest, for codegen to run on several threads; and
+// the names of the "vector" marks that ask codegen for vector loops of a given width.
 #pragma once
 
 #include "polyhedral/Dependences.h"
@@ -7,10 +8,32 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
+#include <string>
+
 namespace nasc::poly {
 
 /// Name of the isl mark node placed above a band whose first member is a parallel loop.
 inline constexpr const char *kParallelMark = "parallel";
+
+/// Name of the isl mark node placed above a one-member band whose loop codegen must vectorize
+/// (compiler::vectorize): "vector" lets LLVM choose the vector width, "vector:<w>" asks for
+/// width w.
+inline constexpr const char *kVectorMark = "vector";
+
+/// The name of a vector mark asking for `width` lanes (0 = LLVM's choice): "vector" or
+/// "vector:<width>".
+std::string vectorMarkName(int width);
+
+/// The width a vector mark named `markName` asks for (0 = LLVM's choice), or nullopt if
+/// `markName` is not kVectorMark or kVectorMark + ":" + a positive decimal integer.
+std::optional<int> vectorMarkWidth(const std::string &markName);
+
+/// The outermost member of `band` (a band node of a schedule tree over `scop`'s domain) that
+/// isParallel (reduction dependences counted) and takes more than one value on the band's
+/// domain, or -1 if there is none.
+int outermostParallelMember(const Scop &scop, const Dependences &deps,
+                            const isl::schedule_node_band &band);
 
 /// `scop.schedule` with, for each band not below another marked band, a mark node named
 /// kParallelMark above its outermost member that isParallel (reductions counted as

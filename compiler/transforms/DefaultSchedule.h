@@ -1,29 +1,46 @@
-// The schedule nasc uses when no search has chosen one: the initial schedule with the
-// reduction loops of each reduction statement moved inside, so the innermost loop is a
-// contiguous output dimension that LLVM vectorizes.
+// The schedule nasc uses when no schedule file names a kernel, as a trace of primitives:
+// each reduction statement's reduction loops moved inside (so the innermost loop is a
+// contiguous output dimension that LLVM vectorizes), then its outermost parallel loop marked.
 #pragma once
 
+#include "compiler/transforms/ScheduleTrace.h"
 #include "ir/Kernel.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
 
-#include <isl/cpp.h>
-
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace nasc::compiler {
 
-/// The loop order defaultSchedule gives statement `st`, as an interchange order (new member i
-/// is iterator order[i]): for an Add/Max update with reduction dimensions, the reduction
+/// The loop order the default trace gives statement `st`, as an interchange order (new member
+/// i is iterator order[i]): for an Add/Max update with reduction dimensions, the reduction
 /// dimensions (in their order) moved before the innermost non-reduction dimension, e.g.
 /// conv (n, k, oh, ow, c, r, s) -> (n, k, oh, c, r, s, ow); otherwise the identity.
 std::vector<int> defaultLoopOrder(const ir::Statement &st);
 
-/// `scop.schedule` (built by poly::buildScop from `kernel`, dependences `deps`) with each
-/// statement's band permuted to defaultLoopOrder through compiler::interchange, so every
-/// step is legality-checked; a statement whose reordering would break a dependence keeps its
-/// order.
-isl::schedule defaultSchedule(const poly::Scop &scop, const poly::Dependences &deps,
-                              const ir::Kernel &kernel);
+/// Unroll-and-jam factor of the default trace (measured on ResNet-18's 3x3 convolutions with
+/// AVX-512: 4 beat 8 and 16, docs/performance.md).
+inline constexpr int kJamFactor = 4;
+
+/// The dimension the default trace unrolls and jams into the innermost (vectorized) loop of
+/// statement `st`: among the non-reduction dimensions other than the innermost one of
+/// defaultLoopOrder, with at least 2 iterations, one that no load indexed by the innermost
+/// dimension uses (so those loads are shared by the jammed copies), the one with the largest
+/// extent; e.g. k of a convolution (the input row I[n, c, oh + r, ow + s] is loaded once for
+/// kJamFactor output channels), i of a matrix product C[i, j] += A[i, k] B[k, j]. nullopt if
+/// defaultLoopOrder is the identity or there is no such dimension.
+std::optional<size_t> defaultJamDimension(const ir::Statement &st);
+
+/// The default trace of `kernel` (Scop `scop` from poly::buildScop, dependences `deps`),
+/// named `node`: per statement in order, interchange to defaultLoopOrder when that is legal
+/// and not the identity; unroll-and-jam of defaultJamDimension by kJamFactor (split it, move
+/// the inner part innermost, unroll it: the vectorized loop then computes kJamFactor outputs
+/// per load of the shared operand); then parallelize the outermost member of its band that carries no
+/// dependence and has more than one iteration (poly::outermostParallelMember), if any.
+/// Applying it with applyTrace gives the default schedule.
+KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
+                            const ir::Kernel &kernel, const std::string &node);
 
 } // namespace nasc::compiler

@@ -34,9 +34,14 @@ isl::schedule permuteMembers(const isl::schedule_node_band &band, const std::vec
   isl::schedule_node child = isl::manage(isl_schedule_node_delete(band.copy()));
   auto result = child.insert_partial_schedule(permuted).as<isl::schedule_node_band>();
   result = result.set_permutable(band.permutable());
-  for (size_t i = 0; i < order.size(); ++i)
-    result =
-        result.member_set_coincident(static_cast<int>(i), band.member_get_coincident(order[i]));
+  for (size_t i = 0; i < order.size(); ++i) {
+    int to = static_cast<int>(i);
+    result = result.member_set_coincident(to, band.member_get_coincident(order[i]));
+    result = isl::manage(isl_schedule_node_band_member_set_ast_loop_type(
+                             result.release(), to,
+                             isl_schedule_node_band_member_get_ast_loop_type(band.get(), order[i])))
+                 .as<isl::schedule_node_band>();
+  }
   return result.schedule();
 }
 

@@ -1,5 +1,6 @@
-// Typed errors of the schedule primitives split and tile (compiler/transforms), besides those of
-// TransformErrors.h: one class per further way a request can be refused.
+// Typed errors of the schedule primitives split, tile, fuse, parallelize, vectorize and
+// unroll (compiler/transforms), besides those of TransformErrors.h: one class per further way a
+// request can be refused.
 #pragma once
 
 #include "ir/Error.h"
@@ -8,7 +9,8 @@
 
 namespace nasc::compiler {
 
-/// A split factor or tile size is below 1.
+/// A split factor or tile size is below 1, an unroll factor below 2, or a vector width not 0 or
+/// a power of two in 2 .. 64.
 class InvalidFactor : public Error {
 public:
   explicit InvalidFactor(const std::string &message) : Error(message) {}
@@ -24,6 +26,38 @@ public:
 class NoSuchBand : public Error {
 public:
   explicit NoSuchBand(const std::string &message) : Error(message) {}
+};
+
+/// A loop asked to run in parallel or as vector code carries a dependence (reductions
+/// included); `what()` names the carried dependence instances in isl notation.
+class CarriedDependence : public Error {
+public:
+  explicit CarriedDependence(const std::string &message) : Error(message) {}
+};
+
+/// A loop asked to run in parallel is inside, or contains, a loop already marked parallel.
+class NestedParallelism : public Error {
+public:
+  explicit NestedParallelism(const std::string &message) : Error(message) {}
+};
+
+/// A loop asked to be vectorized is not the statement's innermost loop.
+class NotInnermost : public Error {
+public:
+  explicit NotInnermost(const std::string &message) : Error(message) {}
+};
+
+/// The statements named for fusion are fewer than two, named twice, not whole consecutive
+/// children of the schedule's top-level sequence in sequence order, or already one child.
+class InvalidFusion : public Error {
+public:
+  explicit InvalidFusion(const std::string &message) : Error(message) {}
+};
+
+/// A schedule tree holds a node type that the subtree copy (ScheduleTreeCopy.h) cannot rebuild.
+class UnsupportedScheduleNode : public Error {
+public:
+  explicit UnsupportedScheduleNode(const std::string &message) : Error(message) {}
 };
 
 } // namespace nasc::compiler

@@ -41,6 +41,25 @@ isl::union_map reversedAtMember(const poly::Dependences &deps, const isl::schedu
   return inBand.intersect(backwards).coalesce();
 }
 
+isl::union_map carriedAtMember(const poly::Dependences &deps, const isl::schedule_node_band &band,
+                               int member) {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::union_map inBand = deps.all().intersect_domain(domain).intersect_range(domain).intersect(
+      sameValue(band.prefix_schedule_union_map()));
+  for (int d = 0; d < member; ++d)
+    inBand = inBand.intersect(sameValue(memberMap(band, d)));
+  return inBand.subtract(sameValue(memberMap(band, member))).coalesce();
+}
+
+std::string carriedText(const poly::Dependences &deps, const isl::schedule_node_band &band,
+                        int member) {
+  isl::union_map carried = carriedAtMember(deps, band, member);
+  std::string text = "the dependence " + islText(carried);
+  if (carried.intersect(deps.reductions).is_empty())
+    return text;
+  return text + ", a reduction (it would need a private accumulator)";
+}
+
 std::string islText(const isl::union_map &map) {
   std::ostringstream text;
   text << map;

@@ -51,6 +51,18 @@ bool isPermutable(const isl::schedule_node_band &band, const poly::Dependences &
   return true;
 }
 
+/// `to` with member `toMember` given the coincident flag and AST loop type of member
+/// `fromMember` of `from`.
+isl::schedule_node_band copyMemberFlags(const isl::schedule_node_band &to, int toMember,
+                                        const isl::schedule_node_band &from, int fromMember) {
+  isl::schedule_node_band result =
+      to.member_set_coincident(toMember, from.member_get_coincident(fromMember));
+  return isl::manage(isl_schedule_node_band_member_set_ast_loop_type(
+                         result.release(), toMember,
+                         isl_schedule_node_band_member_get_ast_loop_type(from.get(), fromMember)))
+      .as<isl::schedule_node_band>();
+}
+
 /// `band` replaced by the strip-mined band, with its flags.
 isl::schedule replaceBand(const isl::schedule_node_band &band, const poly::Dependences &deps,
                           int member, int factor) {
@@ -60,9 +72,9 @@ isl::schedule replaceBand(const isl::schedule_node_band &band, const poly::Depen
   result = result.set_permutable(band.permutable() && isPermutable(result, deps));
   int members = static_cast<int>(band.n_member());
   for (int i = 0, j = 0; i < members; ++i, ++j) {
-    result = result.member_set_coincident(j, band.member_get_coincident(i));
+    result = copyMemberFlags(result, j, band, i);
     if (i == member)
-      result = result.member_set_coincident(++j, band.member_get_coincident(i));
+      result = copyMemberFlags(result, ++j, band, i);
   }
   return result.schedule();
 }

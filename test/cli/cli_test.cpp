@@ -147,3 +147,76 @@ TEST_CASE("bench prints each kernel's median time and the whole run's latency", 
   CHECK(contains(r.output, "median latency: "));
   CHECK(contains(r.output, "over 3 runs"));
 }
+
+namespace {
+
+const char *kScheduleNet = R"({"name": "schednet", "inputs": [{"name": "x", "shape": [1, 3, 12, 10]}],
+  "outputs": ["y"],
+  "nodes": [
+    {"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["c"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "act", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}],
+  "initializers": [{"name": "w", "shape": [8, 3, 3, 3], "init": "he_normal", "seed": 1}]})";
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-identically",
+          "[cli][schedule]") {
+  fs::path dir = scratch();
+  fs::path spec = dir / "schednet.json", x = dir / "sched_x.npy";
+  std::ofstream(spec) << kScheduleNet;
+  std::string make = "/usr/bin/python3 -c \"import numpy as np; np.save('" + x.string() +
+                     "', np.random.RandomState(0).randn(1, 3, 12, 10).astype(np.float32))\"";
+  REQUIRE(std::system(make.c_str()) == 0);
+
+  Result printed = nasc("inspect " + spec.string() + " --stage schedule");
+  REQUIRE(printed.status == 0);
+  CHECK(contains(printed.output, "\"nasc_schedule\": 1"));
+  CHECK(contains(printed.output, R"("conv": [)"));
+  CHECK(contains(printed.output, R"({"primitive":"interchange","statement":"S1","order":[0,1,2,4,5,6,3]})"));
+  std::ofstream(dir / "default_schedule.json") << printed.output;
+
+  fs::path custom = dir / "custom_schedule.json";
+  std::ofstream(custom) << R"({"nasc_schedule": 1, "kernels": {"act": [
+    {"primitive": "tile", "statement": "S1", "sizes": [1, 4, 4]},
+    {"primitive": "unroll", "statement": "S1", "member": 0, "factor": 3, "band": 2},
+    {"primitive": "parallelize", "statement": "S0", "member": 1}]}})";
+  std::string run = "run " + spec.string() + " --input " + x.string() + " --output ";
+  REQUIRE(nasc(run + (dir / "y_default.npy").string()).status == 0);
+  REQUIRE(nasc(run + (dir / "y_printed.npy").string() + " --schedule " +
+               (dir / "default_schedule.json").string()).status == 0);
+  REQUIRE(nasc(run + (dir / "y_custom1.npy").string() + " --schedule " + custom.string()).status == 0);
+  REQUIRE(nasc(run + (dir / "y_custom2.npy").string() + " --schedule " + custom.string()).status == 0);
+  CHECK(readFile(dir / "y_printed.npy") == readFile(dir / "y_default.npy"));
+  CHECK(readFile(dir / "y_custom1.npy") == readFile(dir / "y_custom2.npy"));
+
+  Result replayed = nasc("inspect " + spec.string() + " --stage schedule --schedule " + custom.string());
+  REQUIRE(replayed.status == 0);
+  CHECK(contains(replayed.output, R"("act": [)"));
+  CHECK(contains(replayed.output, R"({"primitive":"unroll","statement":"S1","member":0,"factor":3,"band":2})"));
+  Result lib = nasc("compile " + spec.string() + " --schedule " + custom.string() + " -o " +
+                    (dir / "libsched.so").string());
+  CHECK(lib.status == 0);
+}
+
+TEST_CASE("a schedule step that no longer applies is an error naming the file, node and step",
+          "[cli][schedule][error]") {
+  fs::path dir = scratch();
+  fs::path spec = dir / "schednet.json", stale = dir / "stale_schedule.json";
+  std::ofstream(spec) << kScheduleNet;
+  std::ofstream(stale) << R"({"nasc_schedule": 1, "kernels": {"conv": [
+    {"primitive": "split", "statement": "S1", "member": 2, "factor": 2},
+    {"primitive": "split", "statement": "S1", "member": 9, "factor": 2}]}})";
+  Result r = nasc("compile " + spec.string() + " --schedule " + stale.string() + " -o " +
+                  (dir / "libstale.so").string());
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, stale.string() + ": node 'conv' step 2 split(S1, member=9, factor=2, "
+                           "band=0) does not apply: split of statement 'S1' member 9 by 2: the "
+                           "band has 8 members (0 .. 7)"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+}

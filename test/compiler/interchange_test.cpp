@@ -3,6 +3,7 @@
 // dependence, a non-permutation, an unknown statement).
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/Interchange.h"
+#include "compiler/transforms/Primitives.h"
 #include "test/support/Kernels.h"
 
 #include <catch2/catch.hpp>
@@ -93,15 +94,31 @@ TEST_CASE("interchange moves a conv's reduction loops c r s inside ow: schedule 
   CHECK(astText(scop, moved) == kConvAstAfter);
 }
 
-TEST_CASE("defaultSchedule is the interchange (n, k, oh, c, r, s, ow) of the conv's reduction",
+TEST_CASE("the default trace interchanges the conv's reduction to (n, k, oh, c, r, s, ow), "
+          "unrolls-and-jams k into the ow loop and parallelizes the outermost loop of >1 iteration",
           "[interchange][default-schedule]") {
   poly::IslContext ctx;
   ir::Kernel kernel = smallConv();
   CHECK(compiler::defaultLoopOrder(kernel.statements[0]) == std::vector<int>{0, 1, 2, 3});
   CHECK(compiler::defaultLoopOrder(kernel.statements[1]) == std::vector<int>{0, 1, 2, 4, 5, 6, 3});
+  CHECK(compiler::defaultJamDimension(kernel.statements[1]) == std::optional<size_t>(1));
+  CHECK(!compiler::defaultJamDimension(kernel.statements[0]));
+  CHECK(compiler::defaultJamDimension(test::matmulWithInit(5, 6, 3).statements[1]) ==
+        std::optional<size_t>(0));
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
-  CHECK(test::scheduleText(compiler::defaultSchedule(scop, deps, kernel)) ==
+  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "conv");
+  std::vector<std::string> steps;
+  for (const auto &step : trace.steps)
+    steps.push_back(step.toString());
+  CHECK(steps == std::vector<std::string>{"parallelize(S0, member=1, band=0)",
+                                          "interchange(S1, order=[0, 1, 2, 4, 5, 6, 3])",
+                                          "split(S1, member=1, factor=2, band=0)",
+                                          "interchange(S1, order=[0, 1, 3, 4, 5, 6, 7, 2])",
+                                          "unroll(S1, member=7, factor=2, band=0)",
+                                          "parallelize(S1, member=2, band=0)"});
+  compiler::KernelSchedule interchangeOnly{"conv", {trace.steps[1]}};
+  CHECK(test::scheduleText(compiler::applyTrace(scop, deps, interchangeOnly, "test")) ==
         std::string(kConvDomain) + kConvAfter);
 }
 
@@ -116,7 +133,9 @@ TEST_CASE("interchanging a 2-d stencil with a (1, -1) dependence is refused nami
   CHECK_THROWS_WITH(compiler::interchange(scop, deps, "S", {1, 0}),
                     "interchange of statement 'S' to order [1, 0] would break the dependence "
                     "{ S[i, j] -> S[i' = 1 + i, j' = -1 + j] : 0 < i <= 2 and 0 < j <= 2 }");
-  CHECK(compiler::defaultSchedule(scop, deps, kernel).get_map().is_equal(scop.schedule.get_map()));
+  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "stencil");
+  REQUIRE(trace.steps.size() == 1);
+  CHECK(trace.steps[0].toString() == "parallelize(S, member=1, band=0)");
 }
 
 TEST_CASE("interchange refuses an order that is not a permutation and an unknown statement",

@@ -238,6 +238,7 @@ TEST_CASE("a conv tiled on two levels with its ow loop split by 3 equals the ref
     if (conv.empty())
       continue;
     poly::Scop &scop = model.scops[i];
+    scop.schedule = poly::buildScop(model.isl->get(), model.program.calls[i].kernel).schedule;
     scop.schedule = compiler::tile(scop, model.dependences[i], conv, {1, 4, 4, 2});
     scop.schedule = compiler::tile(scop, model.dependences[i], conv, {1, 3, 2}, 1);
     scop.schedule = compiler::split(scop, model.dependences[i], conv, 2, 3, 4);

@@ -1,7 +1,7 @@
 #include "compiler/CompiledModel.h"
-#include "ir/import/ModelLoader.h"
 #include "runtime/jit/KernelProfile.h"
 #include "tools/nasc/Commands.h"
+#include "tools/nasc/ModelArgs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,8 +13,7 @@ namespace nasc::cli {
 
 namespace {
 
-struct BenchArgs {
-  std::string model;
+struct BenchArgs : ModelArgs {
   int repeat = 20;
   int threads = 1;
 };
@@ -89,7 +88,7 @@ void bench(const BenchArgs &args) {
   compiler::CompileOptions options;
   options.threads = args.threads;
   options.profile = true;
-  auto model = compiler::CompiledModel::compile(ir::loadModel(args.model), options);
+  auto model = compiler::CompiledModel::compile(lowerModel(args), options);
   Timings timings = measure(*model, randomInputs(model->program()), args.repeat);
   double flops = model->program().flops();
   printBreakdown(model->program(), timings);
@@ -104,7 +103,7 @@ void addBenchCommand(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "bench", "JIT-compile MODEL and time it on random inputs: median latency, GFLOP/s, and the "
                "median time of each kernel (the graph nodes it implements)");
-  cmd->add_option("MODEL", args->model, "Model: .onnx or .json")->required()->check(CLI::ExistingFile);
+  addModelOptions(*cmd, *args);
   cmd->add_option("--repeat", args->repeat, "Timed runs (after one warm-up run)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

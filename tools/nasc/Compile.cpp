@@ -1,6 +1,6 @@
 #include "compiler/SharedLibrary.h"
-#include "ir/import/ModelLoader.h"
 #include "tools/nasc/Commands.h"
+#include "tools/nasc/ModelArgs.h"
 
 #include <iostream>
 #include <memory>
@@ -9,8 +9,8 @@ namespace nasc::cli {
 
 namespace {
 
-struct CompileArgs {
-  std::string model, output, header, target = "native";
+struct CompileArgs : ModelArgs {
+  std::string output, header, target = "native";
   int threads = 1;
 };
 
@@ -18,7 +18,7 @@ void compile(const CompileArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target;
   options.threads = args.threads;
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(args.model));
+  compiler::PolyhedralModel model = lowerModel(args);
   compiler::emitSharedLibrary(model, options, args.output, args.header);
   std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)
             << " (" << model.program.calls.size() << " kernels, "
@@ -31,9 +31,7 @@ void addCompileCommand(CLI::App &app) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App *cmd = app.add_subcommand(
       "compile", "Compile MODEL into a shared library with a C ABI (nasc_model_create/run/...)");
-  cmd->add_option("MODEL", args->model, "Model: .onnx (ONNX up to opset 17) or .json (nasc spec, docs/model-spec.md)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  addModelOptions(*cmd, *args);
   cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")->required();
   cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
   cmd->add_option("--target", args->target,

@@ -2,6 +2,7 @@
 #include "ir/Error.h"
 #include "ir/import/ModelLoader.h"
 #include "tools/nasc/Commands.h"
+#include "tools/nasc/ModelArgs.h"
 
 #include <algorithm>
 #include <iostream>
@@ -11,8 +12,8 @@ namespace nasc::cli {
 
 namespace {
 
-struct InspectArgs {
-  std::string model, node, stage = "graph";
+struct InspectArgs : ModelArgs {
+  std::string node, stage = "graph";
 };
 
 bool selected(const ir::KernelCall &call, const std::string &node) {
@@ -42,15 +43,27 @@ void printPolyhedral(const compiler::PolyhedralModel &model, const InspectArgs &
     throw Error("no kernel implements node '" + args.node + "'");
 }
 
+/// The traces of the selected kernels as a schedule file.
+void printSchedule(const compiler::PolyhedralModel &model, const InspectArgs &args) {
+  compiler::ModelSchedule selectedTraces;
+  for (size_t c = 0; c < model.program.calls.size(); ++c)
+    if (selected(model.program.calls[c], args.node))
+      selectedTraces.kernels.push_back(model.schedule.kernels[c]);
+  if (selectedTraces.kernels.empty())
+    throw Error("no kernel implements node '" + args.node + "'");
+  std::cout << compiler::scheduleToJson(selectedTraces);
+}
+
 void inspect(const InspectArgs &args) {
-  ir::Graph graph = ir::loadModel(args.model);
   if (args.stage == "graph") {
-    std::cout << graph.toString();
+    std::cout << ir::loadModel(args.model).toString();
     return;
   }
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(std::move(graph));
+  compiler::PolyhedralModel model = lowerModel(args);
   if (args.stage == "llvm")
     std::cout << compiler::generateCode(model, {}).llvmIr();
+  else if (args.stage == "schedule")
+    printSchedule(model, args);
   else
     printPolyhedral(model, args);
 }
@@ -60,12 +73,13 @@ void inspect(const InspectArgs &args) {
 void addInspectCommand(CLI::App &app) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App *cmd = app.add_subcommand("inspect", "Print MODEL's IR at one compilation stage");
-  cmd->add_option("MODEL", args->model, "Model: .onnx or .json")->required()->check(CLI::ExistingFile);
+  addModelOptions(*cmd, *args);
   cmd->add_option("--node", args->node, "Only the kernel implementing this graph node (or kernel name)");
   cmd->add_option("--stage", args->stage,
-                  "graph: imported graph after passes; kernel: loop-nest Kernels; isl: Scop "
-                  "domains, accesses, schedule; ast: isl AST; llvm: optimized LLVM IR")
-      ->check(CLI::IsMember({"graph", "kernel", "isl", "ast", "llvm"}))
+                  "graph: imported graph after passes; kernel: loop-nest Kernels; schedule: the "
+                  "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
+                  "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR")
+      ->check(CLI::IsMember({"graph", "kernel", "schedule", "isl", "ast", "llvm"}))
       ->capture_default_str();
   cmd->callback([args] { inspect(*args); });
 }

@@ -1,7 +1,7 @@
 #include "compiler/CompiledModel.h"
 #include "ir/Npy.h"
-#include "ir/import/ModelLoader.h"
 #include "tools/nasc/Commands.h"
+#include "tools/nasc/ModelArgs.h"
 #include "tools/nasc/TensorArgs.h"
 
 #include <iostream>
@@ -11,13 +11,12 @@ namespace nasc::cli {
 
 namespace {
 
-struct RunArgs {
-  std::string model;
+struct RunArgs : ModelArgs {
   std::vector<std::string> inputs, outputs;
 };
 
 void run(const RunArgs &args) {
-  compiler::PolyhedralModel lowered = compiler::lowerToPolyhedral(ir::loadModel(args.model));
+  compiler::PolyhedralModel lowered = lowerModel(args);
   const ir::Program &program = lowered.program;
   std::vector<ir::Tensor> inputs;
   for (const auto &file : bindFiles(args.inputs, program, program.inputs, "input"))
@@ -36,7 +35,7 @@ void run(const RunArgs &args) {
 void addRunCommand(CLI::App &app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App *cmd = app.add_subcommand("run", "JIT-compile MODEL and run it on .npy inputs");
-  cmd->add_option("MODEL", args->model, "Model: .onnx or .json")->required()->check(CLI::ExistingFile);
+  addModelOptions(*cmd, *args);
   cmd->add_option("-i,--input", args->inputs,
                   "[NAME=]FILE.npy float32 input (in graph order when NAME is omitted)")
       ->required();

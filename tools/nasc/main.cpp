@@ -12,6 +12,7 @@ int main(int argc, char **argv) {
   nasc::cli::addRunCommand(app);
   nasc::cli::addBenchCommand(app);
   nasc::cli::addInspectCommand(app);
+  nasc::cli::addFisherCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -1,0 +1,67 @@
+#include "compiler/nas/FisherMeasurement.h"
+
+#include "compiler/nas/FisherPotential.h"
+#include "compiler/nas/InitWeights.h"
+#include "compiler/nas/InsertBatchNorm.h"
+#include "ir/Error.h"
+#include "ir/import/ModelLoader.h"
+
+#include <cmath>
+
+namespace nasc::nas {
+
+namespace {
+
+MeanStd meanStd(const std::vector<double> &values) {
+  MeanStd result;
+  for (double v : values)
+    result.mean += v / static_cast<double>(values.size());
+  for (double v : values)
+    result.std += (v - result.mean) * (v - result.mean) / static_cast<double>(values.size());
+  result.std = std::sqrt(result.std);
+  return result;
+}
+
+/// The batch shape (N = batch, C, H, W) and the class count of `graph`.
+std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t batch) {
+  if (graph.inputs.size() != 1 || graph.shapeOf(graph.inputs[0]).size() != 4)
+    throw Error(graph.source + ": the Fisher Potential needs one N x C x H x W input");
+  if (graph.outputs.size() != 1 || graph.shapeOf(graph.outputs[0]).size() != 2)
+    throw Error(graph.source + ": the Fisher Potential needs one (N, classes) output");
+  ir::Shape shape = graph.shapeOf(graph.inputs[0]);
+  shape[0] = batch;
+  return {shape, graph.shapeOf(graph.outputs[0])[1]};
+}
+
+} // namespace
+
+FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
+  if (options.batch < 1 || options.seeds < 1)
+    throw Error("fisher: --batch and --seeds must be positive");
+  ir::Graph graph = ir::loadModelRaw(modelPath);
+  if (options.insertBn)
+    insertBatchNorm(graph);
+  const auto [shape, classes] = dataShape(graph, options.batch);
+  const ImageBatch batch = fashionMnistBatch(shape, classes, options.dataDir);
+  const int runs = options.initWeights ? options.seeds : 1;
+  std::vector<FisherPotential> results;
+  for (int run = 0; run < runs; ++run) {
+    if (options.initWeights)
+      initWeights(graph, options.seed + static_cast<uint64_t>(run));
+    results.push_back(fisherPotential(graph, batch.images, batch.labels));
+  }
+  FisherMeasurement measurement;
+  for (size_t layer = 0; layer < results[0].layers.size(); ++layer) {
+    std::vector<double> values;
+    for (const FisherPotential &result : results)
+      values.push_back(result.layers[layer].value);
+    measurement.layers.push_back(results[0].layers[layer].conv);
+    measurement.layerValues.push_back(meanStd(values));
+  }
+  for (const FisherPotential &result : results)
+    measurement.totals.push_back(result.total);
+  measurement.total = meanStd(measurement.totals);
+  return measurement;
+}
+
+} // namespace nasc::nas

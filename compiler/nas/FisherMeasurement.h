@@ -1,0 +1,45 @@
+// The Fisher Potential of a model file as `nasc fisher` measures it: data batch, BN policy, weights
+// policy and the mean / standard deviation over several initialisations.
+#pragma once
+
+#include "compiler/nas/FashionMnist.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nasc::nas {
+
+/// How to measure (defaults are the issue #4 defaults).
+struct FisherOptions {
+  int64_t batch = 128;     ///< N images, overriding the model's batch dimension.
+  uint64_t seed = 0;       ///< Seed of the first initialisation; run k uses seed + k.
+  int seeds = 3;           ///< Initialisations averaged with initWeights (1 with model weights).
+  bool initWeights = true; ///< true: fresh He init (InitWeights.h); false: model's own.
+  bool insertBn = true;    ///< true: insertBatchNorm before measuring (InsertBatchNorm.h).
+  std::string dataDir = kFashionMnistDir;
+};
+
+/// Mean and population standard deviation over the runs.
+struct MeanStd {
+  double mean = 0, std = 0;
+};
+
+/// Per-layer (keyed by the Conv output value, in graph order) and total values over the runs.
+struct FisherMeasurement {
+  std::vector<std::string> layers;
+  std::vector<MeanStd> layerValues;
+  MeanStd total;
+  std::vector<double> totals; ///< Total of each run, in seed order.
+};
+
+/// Loads `modelPath` without inference passes (ir::loadModelRaw), optionally inserts BNs, builds
+/// the Fashion-MNIST batch for its input (N = options.batch, C, H, W from the model's single rank-4
+/// input; classes = dim 1 of its single (N, classes) output), and measures fisherPotential once per
+/// run: options.seeds runs re-initialised with seed, seed + 1, ... when options.initWeights, else
+/// one run on the model's weights. Throws nasc::Error for a model without one rank-4 input or one
+/// rank-2 output, batch < 1 or seeds < 1, and every error of the loader, the data batch and
+/// fisherPotential.
+FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options);
+
+} // namespace nasc::nas

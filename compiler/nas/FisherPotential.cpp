@@ -1,0 +1,61 @@
+#include "compiler/nas/FisherPotential.h"
+
+#include "ir/Error.h"
+#include "runtime/reference/Training.h"
+
+#include <algorithm>
+
+namespace nasc::nas {
+
+namespace {
+
+double layerFisher(const ir::Tensor &a, const ir::Tensor &g) {
+  const int64_t batch = a.shape[0], channels = a.shape[1];
+  const int64_t plane = a.size() / std::max<int64_t>(batch * channels, 1);
+  double layer = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    double delta = 0;
+    for (int64_t n = 0; n < batch; ++n) {
+      double inner = 0;
+      const int64_t offset = (n * channels + c) * plane;
+      for (int64_t k = 0; k < plane; ++k)
+        inner += static_cast<double>(a.f[offset + k]) * g.f[offset + k];
+      delta += inner * inner;
+    }
+    layer += delta / (2.0 * static_cast<double>(batch));
+  }
+  return layer;
+}
+
+} // namespace
+
+std::string fisherActivation(const ir::Graph &graph, const ir::Node &conv) {
+  for (size_t consumer : graph.consumersOf(conv.outputs.at(0)))
+    if (graph.nodes[consumer].op_type == "BatchNormalization" &&
+        graph.nodes[consumer].inputs.at(0) == conv.outputs[0])
+      return graph.nodes[consumer].outputs.at(0);
+  return conv.outputs.at(0);
+}
+
+FisherPotential fisherPotential(const ir::Graph &graph, const ir::Tensor &images,
+                                const std::vector<int64_t> &labels) {
+  if (graph.inputs.size() != 1)
+    throw Error(graph.source + ": the Fisher Potential needs exactly one graph input, got " +
+                std::to_string(graph.inputs.size()));
+  const runtime::TrainingStep step =
+      runtime::runTrainingStep(graph, {{graph.inputs[0], images}}, labels);
+  FisherPotential result;
+  for (const ir::Node &node : graph.nodes) {
+    if (node.op_type != "Conv")
+      continue;
+    LayerFisher layer{node.outputs.at(0), fisherActivation(graph, node), 0.0};
+    auto gradient = step.gradients.find(layer.activation);
+    if (gradient != step.gradients.end())
+      layer.value = layerFisher(step.values.at(layer.activation), gradient->second);
+    result.total += layer.value;
+    result.layers.push_back(std::move(layer));
+  }
+  return result;
+}
+
+} // namespace nasc::nas

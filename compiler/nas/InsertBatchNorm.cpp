@@ -1,0 +1,87 @@
+#include "compiler/nas/InsertBatchNorm.h"
+
+#include "ir/Error.h"
+
+#include <algorithm>
+
+namespace nasc::nas {
+
+namespace {
+
+bool feedsBatchNorm(const ir::Graph &graph, const std::string &value) {
+  const std::vector<size_t> consumers = graph.consumersOf(value);
+  return std::any_of(consumers.begin(), consumers.end(), [&](size_t k) {
+    return graph.nodes[k].op_type == "BatchNormalization" && graph.nodes[k].inputs.at(0) == value;
+  });
+}
+
+/// `base`, or `base` with a numeric suffix, unused as a value, initializer or node name.
+std::string freshName(const ir::Graph &graph, const std::string &base) {
+  auto used = [&](const std::string &name) {
+    return graph.values.count(name) || graph.initializers.count(name) ||
+           std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const ir::Node &node) {
+             return node.name == name ||
+                    std::find(node.outputs.begin(), node.outputs.end(), name) != node.outputs.end();
+           });
+  };
+  std::string name = base;
+  for (int k = 1; used(name); ++k)
+    name = base + "_" + std::to_string(k);
+  return name;
+}
+
+int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv) {
+  auto weight = graph.initializers.find(conv.inputs.at(1));
+  if (weight == graph.initializers.end() || weight->second.shape.size() < 3)
+    throw Error(graph.source + ": " + conv.describe() +
+                ": cannot insert a BatchNormalization: W is not an initializer "
+                "of rank >= 3");
+  return weight->second.shape[0];
+}
+
+/// Builds the BN node reading the Conv's output; adds its four parameter initializers to `graph`.
+ir::Node makeBatchNorm(ir::Graph &graph, const ir::Node &conv, int64_t channels) {
+  ir::Node bn;
+  bn.name = freshName(graph, (conv.name.empty() ? conv.outputs[0] : conv.name) + "_bn");
+  bn.op_type = "BatchNormalization";
+  bn.inputs = {conv.outputs[0]};
+  const std::pair<const char *, float> parameters[] = {
+      {"scale", 1.0f}, {"B", 0.0f}, {"input_mean", 0.0f}, {"input_var", 1.0f}};
+  for (const auto &[role, value] : parameters) {
+    const std::string name = freshName(graph, bn.name + "." + role);
+    graph.initializers[name] = ir::Tensor::zeros({channels}, value);
+    graph.values[name] = ir::ValueInfo{ir::DType::Float32, {channels}};
+    bn.inputs.push_back(name);
+  }
+  bn.outputs = {freshName(graph, conv.outputs[0] + "_bn")};
+  bn.attributes["epsilon"] = 1e-5f;
+  return bn;
+}
+
+void redirectReaders(ir::Graph &graph, const std::string &from, const std::string &to) {
+  for (ir::Node &node : graph.nodes)
+    if (node.outputs.at(0) != to)
+      std::replace(node.inputs.begin(), node.inputs.end(), from, to);
+  std::replace(graph.outputs.begin(), graph.outputs.end(), from, to);
+}
+
+} // namespace
+
+int insertBatchNorm(ir::Graph &graph) {
+  int inserted = 0;
+  for (size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (graph.nodes[k].op_type != "Conv" || feedsBatchNorm(graph, graph.nodes[k].outputs.at(0)))
+      continue;
+    const ir::Node conv = graph.nodes[k];
+    ir::Node bn = makeBatchNorm(graph, conv, outputChannels(graph, conv));
+    if (auto info = graph.values.find(conv.outputs[0]); info != graph.values.end())
+      graph.values[bn.outputs[0]] = info->second;
+    const std::string output = bn.outputs[0];
+    graph.nodes.insert(graph.nodes.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(bn));
+    redirectReaders(graph, conv.outputs[0], output);
+    ++inserted;
+  }
+  return inserted;
+}
+
+} // namespace nasc::nas

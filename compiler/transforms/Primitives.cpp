@@ -1,0 +1,110 @@
+#include "compiler/transforms/Primitives.h"
+
+#include "compiler/transforms/Fuse.h"
+#include "compiler/transforms/Interchange.h"
+#include "compiler/transforms/Parallelize.h"
+#include "compiler/transforms/Split.h"
+#include "compiler/transforms/Tile.h"
+#include "compiler/transforms/Unroll.h"
+#include "compiler/transforms/Vectorize.h"
+
+namespace nasc::compiler {
+
+namespace {
+
+const std::string &statement(const ScheduleStep &step) { return step.statements.at(0); }
+
+isl::schedule applyInterchange(const poly::Scop &scop, const poly::Dependences &deps,
+                               const ScheduleStep &step) {
+  return interchange(scop, deps, statement(step), step.list("order"));
+}
+
+isl::schedule applySplit(const poly::Scop &scop, const poly::Dependences &deps,
+                         const ScheduleStep &step) {
+  return split(scop, deps, statement(step), step.scalar("member"), step.scalar("factor"),
+               step.scalar("band"));
+}
+
+isl::schedule applyTile(const poly::Scop &scop, const poly::Dependences &deps,
+                        const ScheduleStep &step) {
+  return tile(scop, deps, statement(step), step.list("sizes"), step.scalar("band"));
+}
+
+isl::schedule applyParallelize(const poly::Scop &scop, const poly::Dependences &deps,
+                               const ScheduleStep &step) {
+  return parallelize(scop, deps, statement(step), step.scalar("member"), step.scalar("band"));
+}
+
+isl::schedule applyFuse(const poly::Scop &scop, const poly::Dependences &deps,
+                        const ScheduleStep &step) {
+  return fuse(scop, deps, step.statements, step.scalar("depth"));
+}
+
+isl::schedule applyUnroll(const poly::Scop &scop, const poly::Dependences &deps,
+                          const ScheduleStep &step) {
+  return unroll(scop, deps, statement(step), step.scalar("member"), step.scalar("factor"),
+                step.scalar("band"));
+}
+
+isl::schedule applyVectorize(const poly::Scop &scop, const poly::Dependences &deps,
+                             const ScheduleStep &step) {
+  return vectorize(scop, deps, statement(step), step.scalar("member"), step.scalar("width"),
+                   step.scalar("band"));
+}
+
+ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::nullopt}; }
+ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
+ArgumentSpec bandArg() { return {"band", false, 0}; }
+
+std::vector<PrimitiveSpec> makePrimitives() {
+  return {
+      {"interchange", false, {listArg("order")}, applyInterchange},
+      {"split", false, {scalarArg("member"), scalarArg("factor"), bandArg()}, applySplit},
+      {"tile", false, {listArg("sizes"), bandArg()}, applyTile},
+      {"fuse", true, {scalarArg("depth")}, applyFuse},
+      {"unroll", false, {scalarArg("member"), scalarArg("factor"), bandArg()}, applyUnroll},
+      {"vectorize", false, {scalarArg("member"), {"width", false, 0}, bandArg()}, applyVectorize},
+      {"parallelize", false, {scalarArg("member"), bandArg()}, applyParallelize},
+  };
+}
+
+} // namespace
+
+const std::vector<PrimitiveSpec> &primitives() {
+  static const std::vector<PrimitiveSpec> table = makePrimitives();
+  return table;
+}
+
+const PrimitiveSpec *findPrimitive(const std::string &name) {
+  for (const PrimitiveSpec &spec : primitives())
+    if (spec.name == name)
+      return &spec;
+  return nullptr;
+}
+
+isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
+                        const ScheduleStep &step) {
+  const PrimitiveSpec *spec = findPrimitive(step.primitive);
+  if (!spec)
+    throw Error("unknown schedule primitive '" + step.primitive + "'");
+  if (step.statements.empty())
+    throw Error(step.primitive + ": no statement given");
+  return spec->apply(scop, deps, step);
+}
+
+isl::schedule applyTrace(const poly::Scop &scop, const poly::Dependences &deps,
+                         const KernelSchedule &trace, const std::string &source) {
+  poly::Scop current = scop;
+  for (size_t i = 0; i < trace.steps.size(); ++i) {
+    try {
+      current.schedule = applyStep(current, deps, trace.steps[i]);
+    } catch (const Error &e) {
+      throw StaleScheduleStep(source + ": node '" + trace.node + "' step " +
+                              std::to_string(i + 1) + " " + trace.steps[i].toString() +
+                              " does not apply: " + e.what());
+    }
+  }
+  return current.schedule;
+}
+
+} // namespace nasc::compiler

@@ -1,0 +1,52 @@
+// The table of schedule primitives that a trace step may name: each primitive's arguments
+// (for parsing and printing traces) and how a step applies it to a Scop's schedule.
+#pragma once
+
+#include "compiler/transforms/ScheduleTrace.h"
+#include "polyhedral/Dependences.h"
+#include "polyhedral/Scop.h"
+
+#include <isl/cpp.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nasc::compiler {
+
+/// One argument of a primitive: a scalar or a list of integers; optional ones have a default
+/// that the parser fills in, so a parsed step always carries every argument.
+struct ArgumentSpec {
+  std::string name;
+  bool isList = false;
+  std::optional<int> defaultValue;
+};
+
+/// A schedule primitive: its name in traces, whether it takes several statements (fuse) or
+/// one, its arguments, and the call that applies a step of it (the free function of
+/// compiler/transforms/<Primitive>.h, which throws its typed errors).
+struct PrimitiveSpec {
+  std::string name;
+  bool manyStatements = false;
+  std::vector<ArgumentSpec> arguments;
+  isl::schedule (*apply)(const poly::Scop &, const poly::Dependences &, const ScheduleStep &);
+};
+
+/// Every primitive, in the order docs/schedules.md lists them.
+const std::vector<PrimitiveSpec> &primitives();
+
+/// The primitive named `name`, or nullptr.
+const PrimitiveSpec *findPrimitive(const std::string &name);
+
+/// `scop.schedule` with `step` applied. Throws nasc::Error for an unknown primitive or a
+/// missing argument, and the primitive's typed errors (IllegalTransformation, ...).
+isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
+                        const ScheduleStep &step);
+
+/// `scop.schedule` (the initial schedule of poly::buildScop) with the steps of `trace` applied
+/// in order. Throws StaleScheduleStep naming `source`, the node and the step (1-based) when a
+/// step does not apply, with the primitive's message.
+isl::schedule applyTrace(const poly::Scop &scop, const poly::Dependences &deps,
+                         const KernelSchedule &trace, const std::string &source);
+
+} // namespace nasc::compiler

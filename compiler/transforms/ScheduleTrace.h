@@ -1,0 +1,69 @@
+// Schedules as data: a kernel's schedule is the trace of primitive calls (interchange, split,
+// tile, fuse, unroll, vectorize, parallelize) that builds it from the Scop's initial schedule;
+// a model's schedule is one trace per kernel, keyed by graph node name.
+#pragma once
+
+#include "ir/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nasc::compiler {
+
+/// One primitive call, e.g. tile of statement S1 with sizes [8, 4] on its band 0:
+/// {primitive "tile", statements {"S1"}, args {"sizes": [8, 4], "band": [0]}}.
+/// Scalar arguments are stored as one-element lists; which arguments a primitive takes, and
+/// which are scalars, is given by its PrimitiveSpec (compiler/transforms/Primitives.h).
+struct ScheduleStep {
+  std::string primitive;
+  std::vector<std::string> statements; ///< One statement, or several for fuse.
+  std::map<std::string, std::vector<int>> args;
+
+  /// Scalar argument `name`. Throws nasc::Error if it is missing or a list.
+  int scalar(const std::string &name) const;
+  /// List argument `name`. Throws nasc::Error if it is missing.
+  const std::vector<int> &list(const std::string &name) const;
+  /// The names of `args`: the primitive's arguments in its PrimitiveSpec order, then any others.
+  std::vector<std::string> argumentOrder() const;
+  /// Whether the primitive declares argument `name` a list (true for unknown arguments).
+  bool isListArgument(const std::string &name) const;
+  /// "tile(S1, sizes=[8, 4], band=0)", for messages.
+  std::string toString() const;
+};
+
+/// The trace that schedules one kernel, named by the first graph node the kernel implements
+/// (ir::KernelCall::nodes[0], e.g. the Conv of a fused Conv+Relu kernel).
+struct KernelSchedule {
+  std::string node;
+  std::vector<ScheduleStep> steps;
+};
+
+/// The schedule of a whole model: kernel traces in program order (a file may list a subset).
+/// `source` names where it came from ("schedule.json"), for messages.
+struct ModelSchedule {
+  std::string source;
+  std::vector<KernelSchedule> kernels;
+};
+
+/// A schedule step that does not apply to the current model (its statement, band or member no
+/// longer exists, or it would now break a dependence). `what()` names the file, node and step.
+class StaleScheduleStep : public Error {
+public:
+  explicit StaleScheduleStep(const std::string &message) : Error(message) {}
+};
+
+/// The JSON text of `schedule` (format in docs/schedules.md):
+/// {"nasc_schedule": 1, "kernels": {"<node>": [{"primitive": "tile", "statement": "S1",
+/// "sizes": [8, 4], "band": 0}, ...], ...}}, one step per line.
+std::string scheduleToJson(const ModelSchedule &schedule);
+
+/// Parses the JSON text of a schedule; `source` names it in messages and in the result.
+/// Throws nasc::Error naming `source`, the node and the step (1-based) for malformed JSON,
+/// unknown primitives, and missing, extra or ill-typed arguments.
+ModelSchedule scheduleFromJson(const std::string &text, const std::string &source);
+
+/// Reads and parses a schedule file. Throws nasc::Error if it cannot be read or parsed.
+ModelSchedule readScheduleFile(const std::string &path);
+
+} // namespace nasc::compiler

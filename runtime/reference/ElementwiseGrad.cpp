@@ -1,0 +1,104 @@
+// Relu, Add, Gemm, Concat and the shape-only ops (Flatten, Reshape, Identity, Dropout) backward.
+#include "runtime/reference/Gradients.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+
+namespace nasc::runtime::reference {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// dY (of shape `out`) summed to `in`, a shape that broadcasts to `out` (right-aligned).
+ir::Tensor sumToShape(const ir::Tensor &dy, const ir::Shape &in) {
+  const ir::Shape &out = dy.shape;
+  const size_t rank = out.size(), offset = rank - in.size();
+  std::vector<int64_t> strides(rank, 0);
+  for (int64_t d = static_cast<int64_t>(in.size()) - 1, stride = 1; d >= 0; --d) {
+    strides[offset + d] = in[d] == 1 ? 0 : stride;
+    stride *= in[d];
+  }
+  ir::Tensor dx = ir::Tensor::zeros(in);
+  std::vector<int64_t> index(rank, 0);
+  int64_t target = 0;
+  for (float value : dy.f) {
+    dx.f[target] += value;
+    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+      target += strides[d];
+      if (++index[d] < out[d])
+        break;
+      target -= strides[d] * out[d];
+      index[d] = 0;
+    }
+  }
+  return dx;
+}
+
+} // namespace
+
+InputGradients reluBackward(const BackwardArgs &args) {
+  ir::Tensor dx = ir::Tensor::zeros(args.y.shape);
+  for (size_t i = 0; i < dx.f.size(); ++i)
+    dx.f[i] = args.y.f[i] > 0.0f ? args.dy.f[i] : 0.0f;
+  return {std::move(dx)};
+}
+
+InputGradients addBackward(const BackwardArgs &args) {
+  InputGradients grads;
+  for (size_t k = 0; k < 2; ++k) {
+    const ir::Tensor &x = floatInput(args.node, args.inputs, k, k == 0 ? "A" : "B");
+    grads.push_back(x.shape == args.dy.shape ? args.dy : sumToShape(args.dy, x.shape));
+  }
+  return grads;
+}
+
+InputGradients gemmBackward(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  Eigen::Map<const RowMatrix> bm(b.f.data(), b.shape[0], b.shape[1]);
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), args.dy.shape[0], args.dy.shape[1]);
+  const float alpha = args.node.getFloat("alpha", 1.0f);
+  const RowMatrix bPrime =
+      args.node.getInt("transB", 0) != 0 ? RowMatrix(bm.transpose()) : RowMatrix(bm);
+  RowMatrix da = alpha * (dy * bPrime.transpose());
+  if (args.node.getInt("transA", 0) != 0)
+    da = RowMatrix(da.transpose());
+  InputGradients grads(args.node.inputs.size());
+  grads[0] = floatTensor(a.shape, std::vector<float>(da.data(), da.data() + da.size()));
+  return grads;
+}
+
+InputGradients concatBackward(const BackwardArgs &args) {
+  const ir::Shape &shape = args.dy.shape;
+  const auto axis = static_cast<size_t>(
+      normalizeAxis(args.node, args.node.getInt("axis", 0), static_cast<int64_t>(shape.size())));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  InputGradients grads;
+  int64_t offset = 0;
+  for (size_t k = 0; k < args.inputs.size(); ++k) {
+    const ir::Tensor &x = floatInput(args.node, args.inputs, k, "inputs");
+    const int64_t block = x.shape[axis] * inner;
+    ir::Tensor dx = ir::Tensor::zeros(x.shape);
+    for (int64_t o = 0; o < outer; ++o)
+      std::copy_n(args.dy.f.begin() + o * shape[axis] * inner + offset, block,
+                  dx.f.begin() + o * block);
+    grads.push_back(std::move(dx));
+    offset += block;
+  }
+  return grads;
+}
+
+InputGradients reshapeBackward(const BackwardArgs &args) {
+  const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "X");
+  InputGradients grads(args.node.inputs.size());
+  grads[0] = floatTensor(x.shape, args.dy.f);
+  return grads;
+}
+
+} // namespace nasc::runtime::reference

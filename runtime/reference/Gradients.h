@@ -1,0 +1,55 @@
+// Backward kernels of the reference executor (float32, NCHW): one function per ONNX op family, plus
+// BatchNormalization in training mode (forward and backward). Used by Training.h.
+#pragma once
+
+#include "runtime/reference/OpSupport.h"
+
+#include <optional>
+
+namespace nasc::runtime::reference {
+
+/// dL/d(input k) of a node, indexed like Node::inputs; nullopt for inputs without a gradient
+/// (weights, biases, shape inputs).
+using InputGradients = std::vector<std::optional<ir::Tensor>>;
+
+/// What a backward kernel sees: the node, its input tensors, its output Y and dL/dY.
+struct BackwardArgs {
+  const ir::Node &node;
+  const OpInputs &inputs;
+  const ir::Tensor &y;
+  const ir::Tensor &dy;
+};
+
+/// BatchNormalization in training mode (BatchNormTraining.cpp), whatever its training_mode
+/// attribute: X (N,C,...), scale and B (C); mean and biased variance over N and the spatial dims
+/// (as PyTorch's batch_norm in train mode), Y = (X - mean) / sqrt(var + epsilon) * scale + B. The
+/// running statistics inputs are ignored and the optional extra outputs not produced.
+OpOutputs batchNormalizationTraining(const ir::Node &node, const OpInputs &inputs);
+/// Gradient of batchNormalizationTraining w.r.t. X, through the batch statistics (means per
+/// channel): dX = scale / sqrt(var + eps) * (dY - mean(dY) - Xhat * mean(dY * Xhat)).
+InputGradients batchNormalizationTrainingBackward(const BackwardArgs &args);
+
+/// Conv (ConvGrad.cpp): dX = col2im(W^T dY) per image and group (same geometry as conv).
+InputGradients convBackward(const BackwardArgs &args);
+
+/// MaxPool (PoolGrad.cpp): dY goes to the first maximum of each window (as PyTorch's CPU kernel).
+InputGradients maxPoolBackward(const BackwardArgs &args);
+/// AveragePool (PoolGrad.cpp): dY / count to each window element inside the input, count as in the
+/// forward (count_include_pad).
+InputGradients averagePoolBackward(const BackwardArgs &args);
+/// GlobalAveragePool (PoolGrad.cpp): dY / (spatial size) to every element of the plane.
+InputGradients globalAveragePoolBackward(const BackwardArgs &args);
+
+/// Relu (ElementwiseGrad.cpp): dY where Y > 0, else 0.
+InputGradients reluBackward(const BackwardArgs &args);
+/// Add (ElementwiseGrad.cpp): dY summed over the dimensions each input was broadcast along.
+InputGradients addBackward(const BackwardArgs &args);
+/// Gemm (ElementwiseGrad.cpp): dA = alpha dY B'^T (transposed back when transA); B and C are
+/// treated as weights and get none.
+InputGradients gemmBackward(const BackwardArgs &args);
+/// Concat (ElementwiseGrad.cpp): dY split along `axis` into the inputs' extents.
+InputGradients concatBackward(const BackwardArgs &args);
+/// Flatten, Reshape, Identity, Dropout (ElementwiseGrad.cpp): dY reshaped to X's shape.
+InputGradients reshapeBackward(const BackwardArgs &args);
+
+} // namespace nasc::runtime::reference

@@ -1,0 +1,189 @@
+#include "runtime/reference/Training.h"
+
+#include "ir/Error.h"
+#include "runtime/reference/Gradients.h"
+#include "runtime/reference/Ops.h"
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+namespace nasc::runtime {
+
+namespace {
+
+using namespace reference;
+
+/// Forward and backward kernel of one op in training mode.
+struct TrainingKernel {
+  std::function<OpOutputs(const ir::Node &, const OpInputs &)> forward;
+  std::function<InputGradients(const BackwardArgs &)> backward;
+};
+
+const std::map<std::string, TrainingKernel> &trainingKernels() {
+  static const std::map<std::string, TrainingKernel> kernels = {
+      {"Conv", {conv, convBackward}},
+      {"BatchNormalization", {batchNormalizationTraining, batchNormalizationTrainingBackward}},
+      {"Relu", {relu, reluBackward}},
+      {"Add", {add, addBackward}},
+      {"Concat", {concat, concatBackward}},
+      {"MaxPool", {maxPool, maxPoolBackward}},
+      {"AveragePool", {averagePool, averagePoolBackward}},
+      {"GlobalAveragePool", {globalAveragePool, globalAveragePoolBackward}},
+      {"Flatten", {flatten, reshapeBackward}},
+      {"Reshape", {reshape, reshapeBackward}},
+      {"Gemm", {gemm, gemmBackward}},
+      {"Identity", {identity, reshapeBackward}},
+      {"Dropout", {identity, reshapeBackward}},
+      {"Constant", {constant, nullptr}},
+  };
+  return kernels;
+}
+
+[[noreturn]] void failNode(const ir::Graph &graph, const ir::Node &node, const std::string &why) {
+  throw Error(graph.source + ": " + node.describe() + ": " + why);
+}
+
+const TrainingKernel &kernelOf(const ir::Graph &graph, const ir::Node &node) {
+  auto it = trainingKernels().find(node.op_type);
+  if (it == trainingKernels().end())
+    failNode(graph, node, "op '" + node.op_type + "' is not supported in training mode");
+  return it->second;
+}
+
+const ir::Tensor *lookup(const ir::Graph &graph, const std::map<std::string, ir::Tensor> &values,
+                         const std::string &name) {
+  if (auto it = values.find(name); it != values.end())
+    return &it->second;
+  if (auto it = graph.initializers.find(name); it != graph.initializers.end())
+    return &it->second;
+  return nullptr;
+}
+
+OpInputs nodeInputs(const ir::Graph &graph, const ir::Node &node,
+                    const std::map<std::string, ir::Tensor> &values) {
+  OpInputs tensors;
+  for (const std::string &name : node.inputs) {
+    const ir::Tensor *tensor = name.empty() ? nullptr : lookup(graph, values, name);
+    if (!name.empty() && !tensor)
+      failNode(graph, node, "input '" + name + "' is not computed before the node");
+    tensors.push_back(tensor);
+  }
+  return tensors;
+}
+
+/// Runs every node forward; returns the names of the values that depend on a graph input.
+std::set<std::string> forward(const ir::Graph &graph, std::map<std::string, ir::Tensor> &values) {
+  std::set<std::string> dependent(graph.inputs.begin(), graph.inputs.end());
+  for (const ir::Node &node : graph.nodes) {
+    const TrainingKernel &kernel = kernelOf(graph, node);
+    OpOutputs outputs;
+    try {
+      outputs = kernel.forward(node, nodeInputs(graph, node, values));
+    } catch (const Error &e) {
+      throw Error(graph.source + ": " + e.what());
+    }
+    bool depends = false;
+    for (const std::string &input : node.inputs)
+      depends = depends || dependent.count(input);
+    for (size_t k = 0; k < node.outputs.size() && k < outputs.size(); ++k) {
+      if (node.outputs[k].empty())
+        continue;
+      if (depends && outputs[k].dtype == ir::DType::Float32)
+        dependent.insert(node.outputs[k]);
+      values[node.outputs[k]] = std::move(outputs[k]);
+    }
+  }
+  return dependent;
+}
+
+void accumulate(std::map<std::string, ir::Tensor> &gradients, const std::string &name,
+                ir::Tensor gradient) {
+  auto [it, inserted] = gradients.try_emplace(name, std::move(gradient));
+  if (!inserted)
+    for (size_t i = 0; i < it->second.f.size(); ++i)
+      it->second.f[i] += gradient.f[i];
+}
+
+void backwardNode(const ir::Graph &graph, const ir::Node &node,
+                  const std::map<std::string, ir::Tensor> &values,
+                  const std::set<std::string> &dependent, TrainingStep &step) {
+  auto dy = step.gradients.find(node.outputs.empty() ? "" : node.outputs[0]);
+  if (dy == step.gradients.end())
+    return;
+  const OpInputs inputs = nodeInputs(graph, node, values);
+  InputGradients grads;
+  try {
+    grads = kernelOf(graph, node).backward({node, inputs, values.at(node.outputs[0]), dy->second});
+  } catch (const Error &e) {
+    throw Error(graph.source + ": " + e.what());
+  }
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    if (!dependent.count(node.inputs[k]))
+      continue;
+    if (k >= grads.size() || !grads[k])
+      failNode(graph, node,
+               "no gradient w.r.t. input '" + node.inputs[k] +
+                   "', which depends on the graph input");
+    accumulate(step.gradients, node.inputs[k], std::move(*grads[k]));
+  }
+}
+
+} // namespace
+
+double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels,
+                    ir::Tensor &dlogits) {
+  if (logits.shape.size() != 2 || logits.shape[0] != static_cast<int64_t>(labels.size()))
+    throw Error("cross-entropy: logits " + ir::shapeToString(logits.shape) + " must be (" +
+                std::to_string(labels.size()) + ", classes)");
+  const int64_t batch = logits.shape[0], classes = logits.shape[1];
+  dlogits = ir::Tensor::zeros(logits.shape);
+  double loss = 0;
+  for (int64_t n = 0; n < batch; ++n) {
+    if (labels[n] < 0 || labels[n] >= classes)
+      throw Error("cross-entropy: label " + std::to_string(labels[n]) + " of sample " +
+                  std::to_string(n) + " is outside [0, " + std::to_string(classes) + ")");
+    const float *z = logits.f.data() + n * classes;
+    double top = z[0], sum = 0;
+    for (int64_t k = 1; k < classes; ++k)
+      top = std::max<double>(top, z[k]);
+    for (int64_t k = 0; k < classes; ++k)
+      sum += std::exp(z[k] - top);
+    loss += top + std::log(sum) - z[labels[n]];
+    for (int64_t k = 0; k < classes; ++k)
+      dlogits.f[n * classes + k] = static_cast<float>(
+          (std::exp(z[k] - top) / sum - (k == labels[n] ? 1.0 : 0.0)) / static_cast<double>(batch));
+  }
+  return loss / static_cast<double>(batch);
+}
+
+TrainingStep runTrainingStep(const ir::Graph &graph,
+                             const std::map<std::string, ir::Tensor> &inputs,
+                             const std::vector<int64_t> &labels) {
+  if (graph.outputs.size() != 1)
+    throw Error(graph.source + ": training needs exactly one graph output (the logits), got " +
+                std::to_string(graph.outputs.size()));
+  TrainingStep step;
+  for (const std::string &name : graph.inputs) {
+    auto it = inputs.find(name);
+    if (it == inputs.end() || it->second.dtype != ir::DType::Float32)
+      throw Error(graph.source + ": input '" + name + "' is missing or not float32");
+    step.values[name] = it->second;
+  }
+  const std::set<std::string> dependent = forward(graph, step.values);
+  const ir::Tensor *logits = lookup(graph, step.values, graph.outputs[0]);
+  if (!logits)
+    throw Error(graph.source + ": output '" + graph.outputs[0] + "' is not produced by any node");
+  ir::Tensor dlogits;
+  try {
+    step.loss = crossEntropy(*logits, labels, dlogits);
+  } catch (const Error &e) {
+    throw Error(graph.source + ": " + e.what());
+  }
+  step.gradients[graph.outputs[0]] = std::move(dlogits);
+  for (auto node = graph.nodes.rbegin(); node != graph.nodes.rend(); ++node)
+    backwardNode(graph, *node, step.values, dependent, step);
+  return step;
+}
+
+} // namespace nasc::runtime

@@ -1,0 +1,181 @@
+// Property test of the schedule primitives (issue #3): for each kernel kind (dense, grouped,
+// depthwise, 1x1 and strided convolutions, pooling, Gemm) on small shapes, at least 200 random
+// legal traces (test::RandomTraceGenerator) are applied through lowerToPolyhedral, JIT-compiled
+// with two threads and run; every result must equal the Eigen reference executor.
+#include "compiler/CompiledModel.h"
+#include "compiler/Pipeline.h"
+#include "ir/import/ModelLoader.h"
+#include "runtime/reference/Reference.h"
+#include "test/support/Compare.h"
+#include "test/support/RandomTrace.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+using namespace nasc;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kTracesPerKind = 200;
+
+struct KernelKind {
+  std::string name;
+  ir::Shape input;
+  std::string nodes;        ///< JSON "nodes" entries reading "x" and writing "y".
+  std::string initializers; ///< JSON "initializers" entries.
+};
+
+std::string convNode(const std::string &weights, const std::string &attributes) {
+  return R"({"name": "op", "op_type": "Conv", "inputs": ["x", ")" + weights +
+         R"(", "b"], "outputs": ["y"], "attributes": )" + attributes + "}";
+}
+
+std::string convWeights(const std::string &shape, int k) {
+  return R"({"name": "w", "shape": )" + shape + R"(, "init": "he_normal", "seed": 1},
+            {"name": "b", "shape": [)" + std::to_string(k) + R"(], "init": "he_normal", "seed": 2})";
+}
+
+std::string modelJson(const KernelKind &kind) {
+  std::string shape = "[";
+  for (size_t d = 0; d < kind.input.size(); ++d)
+    shape += (d ? ", " : "") + std::to_string(kind.input[d]);
+  return R"({"name": ")" + kind.name + R"(", "inputs": [{"name": "x", "shape": )" + shape +
+         R"(]}], "outputs": ["y"], "nodes": [)" + kind.nodes + R"(], "initializers": [)" +
+         kind.initializers + "]}";
+}
+
+fs::path writeModel(const KernelKind &kind) {
+  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "schedule_property";
+  fs::create_directories(dir);
+  fs::path path = dir / (kind.name + ".json");
+  std::ofstream(path) << modelJson(kind);
+  return path;
+}
+
+ir::Tensor randomInput(const ir::Shape &shape) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> normal;
+  ir::Tensor t = ir::Tensor::zeros(shape);
+  for (float &v : t.f)
+    v = normal(rng);
+  return t;
+}
+
+/// Draws random legal traces for every kernel of `kind`'s model until `kTracesPerKind` non-empty
+/// ones were checked against the reference; returns how often each primitive was applied.
+std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
+  fs::path path = writeModel(kind);
+  ir::Graph graph = ir::loadModel(path.string());
+  ir::Tensor input = randomInput(kind.input);
+  std::vector<float> expected =
+      runtime::runReference(ir::loadModelRaw(path.string()), {{"x", input}}).at("y").f;
+  compiler::PolyhedralModel base = compiler::lowerToPolyhedral(graph);
+  std::vector<test::RandomTraceGenerator> generators;
+  for (size_t c = 0; c < base.program.calls.size(); ++c) {
+    poly::Scop initial = poly::buildScop(base.isl->get(), base.program.calls[c].kernel);
+    base.scops[c] = initial;
+    generators.emplace_back(base.program.calls[c].kernel, base.scops[c], base.dependences[c],
+                            static_cast<unsigned>(1000 + c));
+  }
+  std::map<std::string, int> applied;
+  std::mt19937 rng(5);
+  int checked = 0;
+  while (checked < kTracesPerKind) {
+    compiler::ModelSchedule schedule{"random", {}};
+    bool nonEmpty = false;
+    for (size_t c = 0; c < generators.size(); ++c) {
+      int attempts = std::uniform_int_distribution<int>(1, 6)(rng);
+      schedule.kernels.push_back(generators[c].draw(base.schedule.kernels[c].node, attempts));
+      nonEmpty = nonEmpty || !schedule.kernels.back().steps.empty();
+      for (const auto &step : schedule.kernels.back().steps)
+        ++applied[step.primitive];
+    }
+    if (!nonEmpty)
+      continue;
+    std::string trace = compiler::scheduleToJson(schedule);
+    INFO(kind.name << " trace " << checked << ":\n" << trace);
+    compiler::CompileOptions options;
+    options.threads = 2;
+    auto model = compiler::CompiledModel::compile(compiler::lowerToPolyhedral(graph, schedule), options);
+    std::vector<float> got = model->run({input}).at(0).f;
+    REQUIRE(test::relativeError(got, expected) <= 1e-5);
+    ++checked;
+  }
+  return applied;
+}
+
+std::vector<KernelKind> kernelKinds() {
+  return {
+      {"dense", {2, 4, 7, 6}, convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})"),
+       convWeights("[6, 4, 3, 3]", 6)},
+      {"grouped", {1, 4, 6, 6},
+       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2})"),
+       convWeights("[6, 2, 3, 3]", 6)},
+      {"depthwise", {1, 4, 6, 5},
+       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 4})"),
+       convWeights("[4, 1, 3, 3]", 4)},
+      {"pointwise", {1, 4, 5, 6}, convNode("w", R"({"kernel_shape": [1, 1]})"),
+       convWeights("[5, 4, 1, 1]", 5)},
+      {"strided", {1, 3, 9, 8},
+       convNode("w", R"({"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 0, 1]})"),
+       convWeights("[4, 3, 3, 3]", 4)},
+      {"pooling", {1, 3, 7, 6},
+       R"({"name": "max", "op_type": "MaxPool", "inputs": ["x"], "outputs": ["m"],
+           "attributes": {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}},
+          {"name": "avg", "op_type": "AveragePool", "inputs": ["m"], "outputs": ["y"],
+           "attributes": {"kernel_shape": [2, 2], "pads": [0, 0, 1, 1]}})",
+       ""},
+      {"gemm", {3, 10},
+       R"({"name": "op", "op_type": "Gemm", "inputs": ["x", "w", "b"], "outputs": ["y"],
+           "attributes": {"transB": 1}})",
+       R"({"name": "w", "shape": [7, 10], "init": "he_normal", "seed": 1},
+          {"name": "b", "shape": [7], "init": "he_normal", "seed": 2})"},
+  };
+}
+
+void checkKind(const std::string &name) {
+  for (const KernelKind &kind : kernelKinds()) {
+    if (kind.name != name)
+      continue;
+    std::map<std::string, int> applied = checkRandomTraces(kind);
+    std::string counts;
+    for (const auto &[primitive, count] : applied)
+      counts += primitive + "=" + std::to_string(count) + " ";
+    INFO(kind.name << ": applied " << counts);
+    for (const char *primitive : {"interchange", "split", "tile", "unroll", "parallelize"})
+      CHECK(applied[primitive] >= 10);
+    return;
+  }
+  FAIL("no kernel kind " << name);
+}
+
+} // namespace
+
+TEST_CASE("random legal traces of a dense conv equal the reference", "[schedule-property][jit]") {
+  checkKind("dense");
+}
+TEST_CASE("random legal traces of a grouped conv equal the reference", "[schedule-property][jit]") {
+  checkKind("grouped");
+}
+TEST_CASE("random legal traces of a depthwise conv equal the reference",
+          "[schedule-property][jit]") {
+  checkKind("depthwise");
+}
+TEST_CASE("random legal traces of a 1x1 conv equal the reference", "[schedule-property][jit]") {
+  checkKind("pointwise");
+}
+TEST_CASE("random legal traces of a strided conv equal the reference", "[schedule-property][jit]") {
+  checkKind("strided");
+}
+TEST_CASE("random legal traces of max and average pooling equal the reference",
+          "[schedule-property][jit]") {
+  checkKind("pooling");
+}
+TEST_CASE("random legal traces of a Gemm equal the reference", "[schedule-property][jit]") {
+  checkKind("gemm");
+}

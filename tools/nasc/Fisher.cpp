@@ -1,0 +1,91 @@
+#include "compiler/nas/FisherMeasurement.h"
+#include "tools/nasc/Commands.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace nasc::cli {
+
+namespace {
+
+struct FisherArgs {
+  std::string model, weights = "init", bn;
+  int64_t batch = 128;
+  uint64_t seed = 0;
+  int seeds = 3;
+  bool json = false;
+};
+
+void printJson(const nas::FisherMeasurement &m) {
+  nlohmann::ordered_json layers, layersStd;
+  for (size_t k = 0; k < m.layers.size(); ++k) {
+    layers[m.layers[k]] = m.layerValues[k].mean;
+    layersStd[m.layers[k]] = m.layerValues[k].std;
+  }
+  nlohmann::ordered_json out = {{"total", m.total.mean},
+                                {"layers", layers},
+                                {"seeds", m.totals.size()},
+                                {"std", {{"total", m.total.std}, {"layers", layersStd}}}};
+  std::cout << out.dump(1) << "\n";
+}
+
+void printTable(const nas::FisherMeasurement &m) {
+  std::printf("%-60s %14s %14s\n", "layer (conv output)", "fisher", "std");
+  for (size_t k = 0; k < m.layers.size(); ++k)
+    std::printf("%-60s %14.6e %14.6e\n", m.layers[k].c_str(), m.layerValues[k].mean,
+                m.layerValues[k].std);
+  std::printf("%-60s %14.6e %14.6e\n", "total", m.total.mean, m.total.std);
+  std::printf("(%zu run%s)\n", m.totals.size(), m.totals.size() == 1 ? "" : "s");
+}
+
+void fisher(const FisherArgs &args) {
+  nas::FisherOptions options;
+  options.batch = args.batch;
+  options.seed = args.seed;
+  options.seeds = args.seeds;
+  options.initWeights = args.weights == "init";
+  options.insertBn = args.bn.empty() ? options.initWeights : args.bn == "insert";
+  const nas::FisherMeasurement m = nas::measureFisher(args.model, options);
+  if (args.json)
+    printJson(m);
+  else
+    printTable(m);
+}
+
+} // namespace
+
+void addFisherCommand(CLI::App &app) {
+  auto args = std::make_shared<FisherArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "fisher", "Fisher Potential of MODEL per conv layer and in total "
+                "(docs/capacity.md): one "
+                "training-mode step on the first --batch Fashion-MNIST training images");
+  cmd->add_option("MODEL", args->model, "Model file (.onnx or .json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--batch", args->batch, "Images in the batch (overrides the model's batch)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the first He initialisation")
+      ->capture_default_str();
+  cmd->add_option("--seeds", args->seeds, "Initialisations averaged (with --weights init)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--weights", args->weights, "init: fresh He init; model: the model's weights")
+      ->check(CLI::IsMember({"init", "model"}))
+      ->capture_default_str();
+  cmd->add_option("--bn", args->bn,
+                  "insert: a training-mode BN after every Conv that feeds "
+                  "none; keep: the graph "
+                  "as is (default: insert with --weights init, keep with "
+                  "--weights model)")
+      ->check(CLI::IsMember({"insert", "keep"}));
+  cmd->add_flag("--json", args->json,
+                "Print {\"total\": X, \"layers\": {...}, \"seeds\": K, \"std\": {...}}");
+  cmd->callback([args] { fisher(*args); });
+}
+
+} // namespace nasc::cli
