@@ -6,6 +6,7 @@ For each model it writes, under --out:
                       from eval mode with TrainingMode.PRESERVE so BatchNormalization nodes stay)
   <model>_input.npy   the float32 Fashion-MNIST batch it was evaluated on (N, C, H, W)
   <model>.json        {"total": X, "layers": {"<ONNX Conv output name>": value, ...}}
+  <model>_proxies.json {"grad_norm"|"snip"|"synflow"|"jacob_cov": {"total": X, "layers": {...}}}
 Models: cifar_resnet18 (CIFAR-style ResNet-18: 3x3 stem, no max-pool, 10 classes, base width
 --cifar-width, input 16x3x32x32) and torchvision_resnet18 (torchvision's resnet18, 1000
 classes, input 8x3x64x64). Weights: PyTorch's default initialisation under torch.manual_seed(seed),
@@ -14,6 +15,12 @@ then every BatchNorm's weight and bias drawn uniformly from [0.5, 1.5) and [-0.5
 Fisher Potential (Theis et al. 2018; BlockSwap): model in train mode (BN uses batch statistics),
 L = CrossEntropyLoss (mean) of the logits against the labels; for each Conv, a = the output of the
 BatchNorm it feeds (or its own output), g = dL/da; Δ_c = 1/(2N) Σ_n (Σ_{h,w} a g)², layer = Σ_c Δ_c.
+Other zero-cost proxies (Abdelfattah et al. 2021, github.com/SamsungLabs/zero-cost-nas, restricted
+to Conv layers): grad_norm = ||dL/dW||_2 and snip = Σ|W ⊙ dL/dW| from the same training step;
+synflow = Σ|W ⊙ dR/dW| with BatchNorms removed (the reference's bn=False copy), every parameter
+replaced by its absolute value, float64, input all ones (1, C, H, W), R = Σ output; jacob_cov is
+NASWOT's hook_logdet (Mellor et al. 2021): c = (x > 0) of every ReLU application over the batch,
+K = Σ c c^T + (1 - c)(1 - c)^T, score = log|det K| ("layers" empty).
 Data: the first N Fashion-MNIST training images (Debian's dataset-fashion-mnist), p/255, normalised
 with mean 0.2860 and std 0.3530, zero-padded centred to H x W (centre-cropped when smaller),
 replicated over the C channels; labels modulo the class count.
@@ -22,6 +29,7 @@ Run with Debian's /usr/bin/python3 (torch 1.13).
 Example: tools/fisher_reference.py --out /tmp/fisher
 """
 import argparse
+import copy
 import gzip
 import json
 import os
@@ -142,8 +150,17 @@ def fisher_layers(model, images, labels):
              if isinstance(m, nn.Conv2d)]
     hooks += [m.register_forward_hook(bn_hook) for m in model.modules()
               if isinstance(m, nn.BatchNorm2d)]
+    codes = []
+    hooks += [m.register_forward_hook(lambda m, i, o: codes.append(o.detach() > 0))
+              for m in model.modules() if isinstance(m, nn.ReLU)]
+    functional_relu = torch.relu
+    torch.relu = lambda x: record_relu(functional_relu(x), codes)
     model.train()
-    logits = model(images)
+    model.zero_grad()
+    try:
+        logits = model(images)
+    finally:
+        torch.relu = functional_relu
     for a in activations:
         a.retain_grad()
     nn.CrossEntropyLoss()(logits, labels).backward()
@@ -153,7 +170,46 @@ def fisher_layers(model, images, labels):
     for a in activations:
         inner = (a.detach().double() * a.grad.double()).sum(dim=(2, 3))
         values.append(float((inner.pow(2).sum(dim=0) / (2 * a.shape[0])).sum()))
-    return convs, values
+    gradients = {
+        "grad_norm": [float(c.weight.grad.double().norm()) for c in convs],
+        "snip": [float((c.weight.detach().double() * c.weight.grad.double()).abs().sum())
+                 for c in convs],
+    }
+    return convs, values, gradients, naswot(codes)
+
+
+def record_relu(output, codes):
+    codes.append(output.detach() > 0)
+    return output
+
+
+def naswot(codes):
+    """NASWOT hook_logdet: log|det K|, K = Σ over ReLU applications of c c^T + (1-c)(1-c)^T."""
+    kernel = 0
+    for c in codes:
+        x = c.reshape(c.shape[0], -1).double()
+        kernel = kernel + x @ x.t() + (1 - x) @ (1 - x).t()
+    return float(torch.linalg.slogdet(kernel)[1])
+
+
+def synflow(model, shape):
+    """Per-Conv Σ|W ⊙ dR/dW| of a float64, BN-free, |parameter| copy on an all-ones input."""
+    net = copy.deepcopy(model)
+    for parent in list(net.modules()):
+        for child_name, child in parent.named_children():
+            if isinstance(child, nn.BatchNorm2d):
+                setattr(parent, child_name, nn.Identity())
+    with torch.no_grad():
+        for param in net.parameters():
+            param.abs_()
+    net.double().zero_grad()
+    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    order = []
+    hooks = [m.register_forward_hook(lambda m, i, o: order.append(m)) for m in convs]
+    torch.sum(net(torch.ones([1] + list(shape[1:]), dtype=torch.float64))).backward()
+    for h in hooks:
+        h.remove()
+    return [float((c.weight.detach() * c.weight.grad).abs().sum()) for c in order]
 
 
 def onnx_conv_outputs(path, convs):
@@ -177,14 +233,22 @@ def run(name, model, shape, classes, out_dir, seed):
     torch.onnx.export(model, images, stem + ".onnx", opset_version=13, do_constant_folding=False,
                       training=torch.onnx.TrainingMode.PRESERVE,
                       input_names=["input"], output_names=["logits"])
-    convs, values = fisher_layers(model, images, labels)
+    synflow_values = synflow(model, shape)
+    convs, values, gradients, logdet = fisher_layers(model, images, labels)
     names = onnx_conv_outputs(stem + ".onnx", convs)
     np.save(stem + "_input.npy", images.numpy())
     result = {"total": sum(values), "layers": dict(zip(names, values))}
     with open(stem + ".json", "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
-    print(f"wrote {stem}.onnx, {stem}_input.npy, {stem}.json (total {result['total']:.9g})")
+    gradients["synflow"] = synflow_values
+    proxies = {k: {"total": sum(v), "layers": dict(zip(names, v))} for k, v in gradients.items()}
+    proxies["jacob_cov"] = {"total": logdet, "layers": {}}
+    with open(stem + "_proxies.json", "w") as f:
+        json.dump(proxies, f, indent=1)
+        f.write("\n")
+    print(f"wrote {stem}.onnx, {stem}_input.npy, {stem}.json (total {result['total']:.9g}), "
+          f"{stem}_proxies.json")
 
 
 def main():

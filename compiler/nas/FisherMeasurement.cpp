@@ -1,10 +1,10 @@
 #include "compiler/nas/FisherMeasurement.h"
 
-#include "compiler/nas/FisherPotential.h"
 #include "compiler/nas/InitWeights.h"
 #include "compiler/nas/InsertBatchNorm.h"
 #include "ir/Error.h"
 #include "ir/import/ModelLoader.h"
+#include "ir/passes/Passes.h"
 
 #include <cmath>
 
@@ -39,26 +39,27 @@ FisherMeasurement measureFisher(const std::string &modelPath, const FisherOption
   if (options.batch < 1 || options.seeds < 1)
     throw Error("fisher: --batch and --seeds must be positive");
   ir::Graph graph = ir::loadModelRaw(modelPath);
+  ir::prepareForTraining(graph);
   if (options.insertBn)
     insertBatchNorm(graph);
   const auto [shape, classes] = dataShape(graph, options.batch);
   const ImageBatch batch = fashionMnistBatch(shape, classes, options.dataDir);
   const int runs = options.initWeights ? options.seeds : 1;
-  std::vector<FisherPotential> results;
+  std::vector<ProxyScore> results;
   for (int run = 0; run < runs; ++run) {
     if (options.initWeights)
       initWeights(graph, options.seed + static_cast<uint64_t>(run));
-    results.push_back(fisherPotential(graph, batch.images, batch.labels));
+    results.push_back(measureProxy(options.proxy, graph, batch.images, batch.labels));
   }
   FisherMeasurement measurement;
   for (size_t layer = 0; layer < results[0].layers.size(); ++layer) {
     std::vector<double> values;
-    for (const FisherPotential &result : results)
+    for (const ProxyScore &result : results)
       values.push_back(result.layers[layer].value);
     measurement.layers.push_back(results[0].layers[layer].conv);
     measurement.layerValues.push_back(meanStd(values));
   }
-  for (const FisherPotential &result : results)
+  for (const ProxyScore &result : results)
     measurement.totals.push_back(result.total);
   measurement.total = meanStd(measurement.totals);
   return measurement;

@@ -1,8 +1,9 @@
-// The Fisher Potential of a model file as `nasc fisher` measures it: data batch, BN policy, weights
-// policy and the mean / standard deviation over several initialisations.
+// The Fisher Potential (or another zero-cost proxy) of a model file as `nasc fisher` measures it:
+// data batch, BN policy, weights policy and the mean / standard deviation over initialisations.
 #pragma once
 
 #include "compiler/nas/FashionMnist.h"
+#include "compiler/nas/ZeroCostProxy.h"
 
 #include <cstdint>
 #include <string>
@@ -18,6 +19,7 @@ struct FisherOptions {
   bool initWeights = true; ///< true: fresh He init (InitWeights.h); false: model's own.
   bool insertBn = true;    ///< true: insertBatchNorm before measuring (InsertBatchNorm.h).
   std::string dataDir = kFashionMnistDir;
+  Proxy proxy = Proxy::Fisher; ///< What to measure (ZeroCostProxy.h).
 };
 
 /// Mean and population standard deviation over the runs.
@@ -25,7 +27,8 @@ struct MeanStd {
   double mean = 0, std = 0;
 };
 
-/// Per-layer (keyed by the Conv output value, in graph order) and total values over the runs.
+/// Per-layer (keyed by the Conv output value, in graph order; none for jacob_cov) and total values
+/// over the runs.
 struct FisherMeasurement {
   std::vector<std::string> layers;
   std::vector<MeanStd> layerValues;
@@ -36,10 +39,10 @@ struct FisherMeasurement {
 /// Loads `modelPath` without inference passes (ir::loadModelRaw), optionally inserts BNs, builds
 /// the Fashion-MNIST batch for its input (N = options.batch, C, H, W from the model's single rank-4
 /// input; classes = dim 1 of its single (N, classes) output), and measures fisherPotential once per
-/// run: options.seeds runs re-initialised with seed, seed + 1, ... when options.initWeights, else
-/// one run on the model's weights. Throws nasc::Error for a model without one rank-4 input or one
-/// rank-2 output, batch < 1 or seeds < 1, and every error of the loader, the data batch and
-/// fisherPotential.
+/// run (options.proxy through measureProxy, fisherPotential by default): options.seeds runs
+/// re-initialised with seed, seed + 1, ... when options.initWeights, else one run on the model's
+/// weights. Throws nasc::Error for a model without one rank-4 input or one rank-2 output, batch < 1
+/// or seeds < 1, and every error of the loader, the data batch and the proxy.
 FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options);
 
 } // namespace nasc::nas

@@ -10,15 +10,23 @@
 
 namespace nasc::ir {
 
-/// Runs, in order: checkSupported, foldConstants, removeNoOps, inferShapes, foldBatchNorm.
-/// Afterwards every value has a static shape, no Constant / Dropout nodes remain (Identity only
-/// as a copy of an input or initializer to a graph output) and BNs after single-use Convs are
-/// folded. Throws nasc::Error from the first pass that rejects the graph.
-inline void prepareForInference(Graph &graph) {
+/// Runs, in order: checkSupported, foldConstants, removeNoOps, inferShapes: the graph computes
+/// what it did as imported (BatchNormalization kept, for training-mode execution such as the
+/// Fisher Potential) and every value has a static shape. Throws nasc::Error from the first pass
+/// that rejects the graph.
+inline void prepareForTraining(Graph &graph) {
   checkSupported(graph);
   foldConstants(graph);
   removeNoOps(graph);
   inferShapes(graph);
+}
+
+/// prepareForTraining, then foldBatchNorm.
+/// Afterwards every value has a static shape, no Constant / Dropout nodes remain (Identity only
+/// as a copy of an input or initializer to a graph output) and BNs after single-use Convs are
+/// folded. Throws nasc::Error from the first pass that rejects the graph.
+inline void prepareForInference(Graph &graph) {
+  prepareForTraining(graph);
   foldBatchNorm(graph);
 }
 

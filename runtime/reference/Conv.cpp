@@ -1,14 +1,10 @@
 // Conv forward: im2col of each image and group, then one Eigen matrix product.
-#include "runtime/reference/ConvGeometry.h"
+#include "runtime/reference/Im2col.h"
 #include "runtime/reference/Ops.h"
-
-#include <Eigen/Core>
 
 namespace nasc::runtime::reference {
 
 namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// Sizes of a Conv node: batch N, channels C, filters K, group G and the window geometry.
 struct ConvShape {
@@ -32,6 +28,8 @@ ConvShape convShape(const ir::Node &node, const ir::Tensor &x, const ir::Tensor 
   WindowGeometry geometry = windowGeometry(node, spatial, kernel, false);
   return {x.shape[0], channels, filters, group, embedIn3(node, geometry)};
 }
+
+} // namespace
 
 /// Column matrix (channels * kernel size) x (output size) of `channels` input planes starting at
 /// `x`; zero where a window reads padding.
@@ -64,6 +62,8 @@ RowMatrix im2col(const float *x, int64_t channels, const Window3 &w) {
         }
   return col;
 }
+
+namespace {
 
 ir::Shape outputShape(const ConvShape &s, const ir::Tensor &x) {
   ir::Shape shape{s.batch, s.filters};

@@ -1,14 +1,11 @@
-// Conv backward w.r.t. its input X: W^T dY per image and group, scattered back by col2im.
-#include "runtime/reference/ConvGeometry.h"
+// Conv backward w.r.t. its input X (W^T dY per image and group, scattered back by col2im) and its
+// weight W (dY im2col(X)^T summed over the batch).
 #include "runtime/reference/Gradients.h"
-
-#include <Eigen/Core>
+#include "runtime/reference/Im2col.h"
 
 namespace nasc::runtime::reference {
 
 namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// Adds the column matrix `col` ((channels * kernel size) x output size, the layout of Conv.cpp's
 /// im2col) back into `channels` input planes starting at `dx`; window elements in padding drop.
@@ -40,14 +37,18 @@ void col2imAdd(const RowMatrix &col, int64_t channels, const Window3 &w, float *
         }
 }
 
+Window3 convWindow(const ir::Node &node, const ir::Tensor &x, const ir::Tensor &w) {
+  const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  const std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  return embedIn3(node, windowGeometry(node, spatial, kernel, false));
+}
+
 } // namespace
 
 InputGradients convBackward(const BackwardArgs &args) {
   const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "X");
   const ir::Tensor &w = floatInput(args.node, args.inputs, 1, "W");
-  const std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
-  const std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
-  const Window3 window = embedIn3(args.node, windowGeometry(args.node, spatial, kernel, false));
+  const Window3 window = convWindow(args.node, x, w);
   const int64_t batch = x.shape[0], channels = x.shape[1], filters = w.shape[0];
   const int64_t group = args.node.getInt("group", 1);
   const int64_t groupChannels = channels / group, groupFilters = filters / group;
@@ -65,6 +66,26 @@ InputGradients convBackward(const BackwardArgs &args) {
   InputGradients grads(args.node.inputs.size());
   grads[0] = std::move(dx);
   return grads;
+}
+
+ir::Tensor convWeightGradient(const BackwardArgs &args) {
+  const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "X");
+  const ir::Tensor &w = floatInput(args.node, args.inputs, 1, "W");
+  const Window3 window = convWindow(args.node, x, w);
+  const int64_t batch = x.shape[0], channels = x.shape[1], filters = w.shape[0];
+  const int64_t group = args.node.getInt("group", 1);
+  const int64_t groupChannels = channels / group, groupFilters = filters / group;
+  const int64_t plane = window.outputSize(), depth = groupChannels * window.kernelSize();
+  ir::Tensor dw = ir::Tensor::zeros(w.shape);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t g = 0; g < group; ++g) {
+      const float *xg = x.f.data() + (n * channels + g * groupChannels) * window.inputSize();
+      Eigen::Map<const RowMatrix> dyg(args.dy.f.data() + (n * filters + g * groupFilters) * plane,
+                                      groupFilters, plane);
+      Eigen::Map<RowMatrix> dwg(dw.f.data() + g * groupFilters * depth, groupFilters, depth);
+      dwg.noalias() += dyg * im2col(xg, groupChannels, window).transpose();
+    }
+  return dw;
 }
 
 } // namespace nasc::runtime::reference

@@ -31,6 +31,9 @@ InputGradients batchNormalizationTrainingBackward(const BackwardArgs &args);
 
 /// Conv (ConvGrad.cpp): dX = col2im(W^T dY) per image and group (same geometry as conv).
 InputGradients convBackward(const BackwardArgs &args);
+/// Conv (ConvGrad.cpp): dL/dW (W's shape) = Σ_n dY_n im2col(X_n)^T per group, the gradient the
+/// backward pass leaves out (weights get none in convBackward).
+ir::Tensor convWeightGradient(const BackwardArgs &args);
 
 /// MaxPool (PoolGrad.cpp): dY goes to the first maximum of each window (as PyTorch's CPU kernel).
 InputGradients maxPoolBackward(const BackwardArgs &args);

@@ -105,19 +105,34 @@ void accumulate(std::map<std::string, ir::Tensor> &gradients, const std::string 
       it->second.f[i] += gradient.f[i];
 }
 
+void addConvWeightGradient(const ir::Graph &graph, const BackwardArgs &args, TrainingStep &step) {
+  const ir::Node &node = args.node;
+  if (node.op_type != "Conv" || node.inputs.size() < 2 || !graph.initializers.count(node.inputs[1]))
+    return;
+  try {
+    accumulate(step.weightGradients, node.inputs[1], convWeightGradient(args));
+  } catch (const Error &e) {
+    throw Error(graph.source + ": " + e.what());
+  }
+}
+
 void backwardNode(const ir::Graph &graph, const ir::Node &node,
                   const std::map<std::string, ir::Tensor> &values,
-                  const std::set<std::string> &dependent, TrainingStep &step) {
+                  const std::set<std::string> &dependent, bool convWeightGradients,
+                  TrainingStep &step) {
   auto dy = step.gradients.find(node.outputs.empty() ? "" : node.outputs[0]);
   if (dy == step.gradients.end())
     return;
   const OpInputs inputs = nodeInputs(graph, node, values);
+  const BackwardArgs args{node, inputs, values.at(node.outputs[0]), dy->second};
   InputGradients grads;
   try {
-    grads = kernelOf(graph, node).backward({node, inputs, values.at(node.outputs[0]), dy->second});
+    grads = kernelOf(graph, node).backward(args);
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
+  if (convWeightGradients)
+    addConvWeightGradient(graph, args, step);
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     if (!dependent.count(node.inputs[k]))
       continue;
@@ -127,6 +142,18 @@ void backwardNode(const ir::Graph &graph, const ir::Node &node,
                    "', which depends on the graph input");
     accumulate(step.gradients, node.inputs[k], std::move(*grads[k]));
   }
+}
+
+std::map<std::string, ir::Tensor> graphInputs(const ir::Graph &graph,
+                                              const std::map<std::string, ir::Tensor> &inputs) {
+  std::map<std::string, ir::Tensor> values;
+  for (const std::string &name : graph.inputs) {
+    auto it = inputs.find(name);
+    if (it == inputs.end() || it->second.dtype != ir::DType::Float32)
+      throw Error(graph.source + ": input '" + name + "' is missing or not float32");
+    values[name] = it->second;
+  }
+  return values;
 }
 
 } // namespace
@@ -159,30 +186,41 @@ double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels
 
 TrainingStep runTrainingStep(const ir::Graph &graph,
                              const std::map<std::string, ir::Tensor> &inputs,
-                             const std::vector<int64_t> &labels) {
+                             const std::vector<int64_t> &labels, bool convWeightGradients) {
+  const OutputLoss loss = [&](const ir::Tensor &logits, ir::Tensor &dlogits) {
+    return crossEntropy(logits, labels, dlogits);
+  };
+  return runForwardBackward(graph, inputs, loss, convWeightGradients);
+}
+
+std::map<std::string, ir::Tensor>
+runTrainingForward(const ir::Graph &graph, const std::map<std::string, ir::Tensor> &inputs) {
+  std::map<std::string, ir::Tensor> values = graphInputs(graph, inputs);
+  forward(graph, values);
+  return values;
+}
+
+TrainingStep runForwardBackward(const ir::Graph &graph,
+                                const std::map<std::string, ir::Tensor> &inputs,
+                                const OutputLoss &loss, bool convWeightGradients) {
   if (graph.outputs.size() != 1)
     throw Error(graph.source + ": training needs exactly one graph output (the logits), got " +
                 std::to_string(graph.outputs.size()));
   TrainingStep step;
-  for (const std::string &name : graph.inputs) {
-    auto it = inputs.find(name);
-    if (it == inputs.end() || it->second.dtype != ir::DType::Float32)
-      throw Error(graph.source + ": input '" + name + "' is missing or not float32");
-    step.values[name] = it->second;
-  }
+  step.values = graphInputs(graph, inputs);
   const std::set<std::string> dependent = forward(graph, step.values);
-  const ir::Tensor *logits = lookup(graph, step.values, graph.outputs[0]);
-  if (!logits)
+  const ir::Tensor *output = lookup(graph, step.values, graph.outputs[0]);
+  if (!output)
     throw Error(graph.source + ": output '" + graph.outputs[0] + "' is not produced by any node");
-  ir::Tensor dlogits;
+  ir::Tensor doutput;
   try {
-    step.loss = crossEntropy(*logits, labels, dlogits);
+    step.loss = loss(*output, doutput);
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
-  step.gradients[graph.outputs[0]] = std::move(dlogits);
+  step.gradients[graph.outputs[0]] = std::move(doutput);
   for (auto node = graph.nodes.rbegin(); node != graph.nodes.rend(); ++node)
-    backwardNode(graph, *node, step.values, dependent, step);
+    backwardNode(graph, *node, step.values, dependent, convWeightGradients, step);
   return step;
 }
 

@@ -4,6 +4,7 @@
 
 #include "ir/Graph.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,9 +17,16 @@ struct TrainingStep {
   std::map<std::string, ir::Tensor> values;
   /// dL/dv for every float value that depends on a graph input (same shapes as `values`).
   std::map<std::string, ir::Tensor> gradients;
-  /// Mean cross-entropy over the batch.
+  /// dL/dW of every Conv weight that is an initializer, by initializer name (summed over the Convs
+  /// sharing it); filled only when asked for (convWeightGradients).
+  std::map<std::string, ir::Tensor> weightGradients;
+  /// The loss (mean cross-entropy over the batch for runTrainingStep).
   double loss = 0;
 };
+
+/// A scalar loss of the graph's single output: returns L and stores dL/doutput (the output's shape)
+/// in its second argument; may throw nasc::Error.
+using OutputLoss = std::function<double(const ir::Tensor &output, ir::Tensor &doutput)>;
 
 /// Mean cross-entropy of `logits` (N, classes) against `labels` (N entries in [0, classes)), L =
 /// 1/N Σ_n (logsumexp(z_n) - z_n[label_n]) as PyTorch's CrossEntropyLoss (reduction mean); stores
@@ -36,9 +44,22 @@ double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels
 /// GlobalAveragePool, Flatten, Reshape, Gemm, Identity, Dropout, Constant. Throws nasc::Error
 /// naming the graph source and the node and op for an unsupported op, for a gradient needed w.r.t.
 /// a weight-like input (e.g. Gemm's B computed from the input), and any error of the forward
-/// kernels; naming the input when one is missing; when the graph has not exactly one output.
+/// kernels; naming the input when one is missing; when the graph has not exactly one output. With
+/// `convWeightGradients`, also dL/dW of every Conv weight initializer (TrainingStep).
 TrainingStep runTrainingStep(const ir::Graph &graph,
                              const std::map<std::string, ir::Tensor> &inputs,
-                             const std::vector<int64_t> &labels);
+                             const std::vector<int64_t> &labels, bool convWeightGradients = false);
+
+/// The forward half of runTrainingStep: graph inputs and every node output by value name (BN with
+/// batch statistics); no loss, no backward. Same errors as runTrainingStep's forward.
+std::map<std::string, ir::Tensor>
+runTrainingForward(const ir::Graph &graph, const std::map<std::string, ir::Tensor> &inputs);
+
+/// runTrainingStep with any scalar `loss` of the single output instead of the cross-entropy (e.g.
+/// synflow's R = Σ output); same ops, BN policy and errors (a loss error is prefixed with the graph
+/// source).
+TrainingStep runForwardBackward(const ir::Graph &graph,
+                                const std::map<std::string, ir::Tensor> &inputs,
+                                const OutputLoss &loss, bool convWeightGradients);
 
 } // namespace nasc::runtime

@@ -220,3 +220,25 @@ TEST_CASE("a schedule step that no longer applies is an error naming the file, n
                            "band has 8 members (0 .. 7)"));
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
 }
+
+TEST_CASE("fisher measures a JSON spec model, whose shapes are inferred, not stored",
+          "[cli][fisher]") {
+  fs::path spec = scratch() / "fisher_net.json";
+  std::ofstream(spec) << R"({"name": "fishernet", "inputs": [{"name": "x", "shape": [1, 1, 28, 28]}],
+    "outputs": ["y"],
+    "nodes": [
+      {"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["c"],
+       "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+      {"name": "act", "op_type": "Relu", "inputs": ["c"], "outputs": ["r"]},
+      {"name": "pool", "op_type": "GlobalAveragePool", "inputs": ["r"], "outputs": ["g"]},
+      {"name": "flat", "op_type": "Flatten", "inputs": ["g"], "outputs": ["f"]},
+      {"name": "fc", "op_type": "Gemm", "inputs": ["f", "fw", "fb"], "outputs": ["y"],
+       "attributes": {"transB": 1}}],
+    "initializers": [{"name": "w", "shape": [4, 1, 3, 3], "init": "he_normal", "seed": 1},
+                     {"name": "fw", "shape": [10, 4], "init": "he_normal", "seed": 2},
+                     {"name": "fb", "shape": [10], "init": "zeros"}]})";
+  Result r = nasc("fisher " + spec.string() + " --batch 8 --seeds 1 --json");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.output, "\"total\""));
+  CHECK(contains(r.output, "\"layers\": {\n  \"c\": "));
+}

@@ -2,21 +2,13 @@
 // convolutions, residual add, max pool, global average pool, Gemm) JIT-compiled through
 // lowerToPolyhedral, whose reduction loops defaultSchedule reorders, equals the Eigen
 // reference executor.
-#include "compiler/CompiledModel.h"
-#include "compiler/Pipeline.h"
-#include "ir/import/ModelLoader.h"
-#include "runtime/reference/Reference.h"
+#include "test/support/ScheduleRun.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <random>
 
 using namespace nasc;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,33 +44,6 @@ const char *kConvNet = R"({
   ]
 })";
 
-ir::Tensor randomInput(const ir::Shape &shape) {
-  std::mt19937 rng(7);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
-/// max_k |got_k - expected_k| / max_k |expected_k|.
-double maxRelativeError(const std::vector<float> &got, const std::vector<float> &expected) {
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
-  }
-  return err / scale;
-}
-
-fs::path writeModel() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "default_schedule";
-  fs::create_directories(dir);
-  fs::path model = dir / "schednet.json";
-  std::ofstream(model) << kConvNet;
-  return model;
-}
-
 /// The schedule time of the single instance `point` (e.g. "{ S1[0, 0, 1, 1, 0, 1, 1] }").
 isl::set timeOf(const isl::union_map &schedule, const std::string &point) {
   isl::union_set time = isl::union_set(schedule.ctx(), point).apply(schedule);
@@ -94,7 +59,7 @@ bool before(const isl::set &a, const isl::set &b) {
 TEST_CASE("lowerToPolyhedral runs a conv's channel loop c outside its output column loop ow",
           "[default-schedule]") {
   compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(ir::loadModel(writeModel().string()));
+      compiler::lowerToPolyhedral(ir::loadModel(test::writeModel("schednet", kConvNet).string()));
   const auto &calls = model.program.calls;
   auto conv1 = std::find_if(calls.begin(), calls.end(), [](const ir::KernelCall &call) {
     return std::find(call.nodes.begin(), call.nodes.end(), "conv1") != call.nodes.end();
@@ -112,12 +77,7 @@ TEST_CASE("lowerToPolyhedral runs a conv's channel loop c outside its output col
 
 TEST_CASE("a conv net JIT-compiled with the default schedule equals the reference executor",
           "[default-schedule][jit]") {
-  fs::path model = writeModel();
-  ir::Tensor input = randomInput({2, 4, 9, 8});
-  auto compiled = compiler::CompiledModel::compile(ir::loadModel(model.string()));
-  std::vector<ir::Tensor> got = compiled->run({input});
-  auto expected = runtime::runReference(ir::loadModelRaw(model.string()), {{"x", input}}).at("y");
-  REQUIRE(got.size() == 1);
-  REQUIRE(got[0].shape == expected.shape);
-  CHECK(maxRelativeError(got[0].f, expected.f) <= 1e-4);
+  std::string path = test::writeModel("schednet", kConvNet).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  CHECK(test::referenceError(std::move(model), path, 1, 7) <= 1e-4);
 }

@@ -4,30 +4,22 @@
 // ahead of its producer, a sum started before its init, unknown, missing, repeated or
 // out-of-order statements, bad depths), and a conv + bias + ReLU kernel fused two ways,
 // JIT-compiled and equal to the reference executor.
-#include "compiler/CompiledModel.h"
-#include "compiler/Pipeline.h"
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/ScheduleTreeCopy.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
-#include "ir/import/ModelLoader.h"
-#include "runtime/reference/Reference.h"
 #include "test/support/Kernels.h"
+#include "test/support/ScheduleRun.h"
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <random>
 
 using namespace nasc;
 using test::astText;
 using test::it;
-namespace fs = std::filesystem;
+using test::Scheduled;
 
 namespace {
 
@@ -52,20 +44,6 @@ ir::Kernel copyPipeline(int64_t shift) {
                        copy("S2", 5, 3, ir::Expr::binary(ir::Expr::Op::Add, c, c))};
   return kernel;
 }
-
-/// The Scop of `kernel` in `ctx`, with its dependences.
-struct Scheduled {
-  poly::Scop scop;
-  poly::Dependences deps;
-  Scheduled(const poly::IslContext &ctx, const ir::Kernel &kernel)
-      : scop(poly::buildScop(ctx.get(), kernel)), deps(poly::computeDependences(scop, kernel)) {}
-  /// `scop` with `schedule` in place of its own.
-  poly::Scop with(const isl::schedule &schedule) const {
-    poly::Scop copy = scop;
-    copy.schedule = schedule;
-    return copy;
-  }
-};
 
 const char *kMatmulFused =
     R"({ domain: "{ S0[i, j] : 0 <= i <= 4 and 0 <= j <= 5; S1[i, j, k] : 0 <= i <= 4 and )"
@@ -289,48 +267,6 @@ TEST_CASE("fuse refuses unknown, missing, repeated and out-of-order statements a
 
 namespace {
 
-const char *kFuseNet = R"({
-  "name": "fusenet",
-  "inputs": [{"name": "x", "shape": [2, 4, 7, 6]}],
-  "outputs": ["y"],
-  "nodes": [
-    {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
-     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
-    {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}
-  ],
-  "initializers": [
-    {"name": "w", "shape": [5, 4, 3, 3], "init": "he_normal", "seed": 21},
-    {"name": "b", "shape": [5], "init": "he_normal", "seed": 22}
-  ]
-})";
-
-fs::path writeFuseNet() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "fuse";
-  fs::create_directories(dir);
-  fs::path model = dir / "fusenet.json";
-  std::ofstream(model) << kFuseNet;
-  return model;
-}
-
-ir::Tensor randomInput(const ir::Shape &shape) {
-  std::mt19937 rng(9);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
-/// max_k |got_k - expected_k| / max_k |expected_k|.
-double maxRelativeError(const std::vector<float> &got, const std::vector<float> &expected) {
-  double err = 0, scale = 0;
-  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
-    err = std::max(err, std::fabs(static_cast<double>(got[k]) - expected[k]));
-    scale = std::max(scale, std::fabs(static_cast<double>(expected[k])));
-  }
-  return err / scale;
-}
-
 /// Whether `kernel` is a conv (bias init S0, accumulation S1 over 7 loops, ReLU S2).
 bool isConvBiasRelu(const ir::Kernel &kernel) {
   const auto &sts = kernel.statements;
@@ -341,33 +277,24 @@ bool isConvBiasRelu(const ir::Kernel &kernel) {
 using ConvSchedule = std::function<isl::schedule(const poly::Scop &, const poly::Dependences &,
                                                  const std::vector<std::string> &)>;
 
-/// fusenet JIT-compiled with its conv kernel's initial schedule (poly::buildScop) replaced by
-/// `schedule`, run on a fixed random input: the maximum error relative to the reference executor.
+/// A conv + ReLU net (test::convReluNet: x [2, 4, 7, 6], 5 output channels, seeds 21 and 22)
+/// JIT-compiled with its conv kernel's initial schedule (poly::buildScop) replaced by `schedule`,
+/// run on a fixed random input: the error relative to the reference executor.
 double fusedConvError(const ConvSchedule &schedule) {
-  fs::path path = writeFuseNet();
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path.string()));
-  int fused = 0;
-  for (size_t i = 0; i < model.program.calls.size(); ++i) {
-    const ir::Kernel &kernel = model.program.calls[i].kernel;
+  std::string net = test::convReluNet("fusenet", 2, 4, 7, 6, 5, 21);
+  std::string path = test::writeModel("fusenet", net).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  auto fuseConv = [&](const poly::Scop &scop, const poly::Dependences &deps,
+                      const ir::Kernel &kernel) -> std::optional<isl::schedule> {
     if (!isConvBiasRelu(kernel))
-      continue;
+      return std::nullopt;
     std::vector<std::string> names;
     for (const auto &st : kernel.statements)
       names.push_back(st.name);
-    poly::Scop &scop = model.scops[i];
-    scop.schedule = poly::buildScop(model.isl->get(), kernel).schedule;
-    scop.schedule = schedule(scop, model.dependences[i], names);
-    model.asts[i] = poly::generateAst(scop);
-    ++fused;
-  }
-  REQUIRE(fused == 1);
-  ir::Tensor input = randomInput({2, 4, 7, 6});
-  auto compiled = compiler::CompiledModel::compile(std::move(model));
-  std::vector<ir::Tensor> got = compiled->run({input});
-  auto expected = runtime::runReference(ir::loadModelRaw(path.string()), {{"x", input}}).at("y");
-  REQUIRE(got.size() == 1);
-  REQUIRE(got[0].shape == expected.shape);
-  return maxRelativeError(got[0].f, expected.f);
+    return schedule(scop, deps, names);
+  };
+  REQUIRE(test::applyToKernels(model, fuseConv) == 1);
+  return test::referenceError(std::move(model), path, 1, 9);
 }
 
 } // namespace

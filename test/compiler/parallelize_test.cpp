@@ -13,16 +13,11 @@
 
 using namespace nasc;
 using test::astText;
+using test::kMatmulDomain;
 using test::stencil2d;
 using test::withSchedule;
 
 namespace {
-
-const char *kMatmulDomain =
-    R"({ domain: "{ S0[i, j] : 0 <= i <= 4 and 0 <= j <= 5; S1[i, j, k] : 0 <= i <= 4 and )"
-    R"(0 <= j <= 5 and 0 <= k <= 2 }", child: { sequence: [ { filter: "{ S0[i, j] }", )"
-    R"(child: { schedule: "S0[{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]" } }, )"
-    R"({ filter: "{ S1[i, j, k] }", child: { schedule: )";
 
 const char *kParallelJ = R"("[{ S1[i, j, k] -> [(i)] }]", child: { mark: "parallel", )"
                          R"(child: { schedule: "[{ S1[i, j, k] -> [(j)] }]", child: { )"
@@ -68,9 +63,7 @@ std::optional<isl::schedule> parallelizeConvChannels(const poly::Scop &scop,
 TEST_CASE("parallelize splits a matmul's band around j and marks (j) parallel: tree and AST",
           "[parallelize][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   isl::schedule parallel = compiler::parallelize(scop, deps, "S1", 1);
   CHECK(test::scheduleText(parallel) == std::string(kMatmulDomain) + kParallelJ);
   CHECK(astText(scop, parallel) == kParallelJAst);
@@ -79,9 +72,7 @@ TEST_CASE("parallelize splits a matmul's band around j and marks (j) parallel: t
 TEST_CASE("parallelize marks a stencil's j loop, which carries no dependence: tree and AST",
           "[parallelize][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = stencil2d();
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, stencil2d());
   isl::schedule parallel = compiler::parallelize(scop, deps, "S", 1);
   CHECK(test::scheduleText(parallel) == kStencilParallelJ);
   CHECK(astText(scop, parallel) == kStencilParallelJAst);
@@ -91,18 +82,14 @@ TEST_CASE("parallelizing a stencil's i or a matmul's reduction loop k is refused
           "carried dependence",
           "[parallelize][error]") {
   poly::IslContext ctx;
-  ir::Kernel stencil = stencil2d();
-  poly::Scop stencilScop = poly::buildScop(ctx.get(), stencil);
-  poly::Dependences stencilDeps = poly::computeDependences(stencilScop, stencil);
+  auto [stencil, stencilScop, stencilDeps] = test::Scheduled(ctx, stencil2d());
   CHECK_THROWS_AS(compiler::parallelize(stencilScop, stencilDeps, "S", 0),
                   compiler::CarriedDependence);
   CHECK_THROWS_WITH(compiler::parallelize(stencilScop, stencilDeps, "S", 0),
                     "parallelize of statement 'S' member 0: the loop carries the dependence "
                     "{ S[i, j] -> S[i' = 1 + i, j'] : 0 < i <= 2 and j <= 2 and j' >= -1 + j and "
                     "0 <= j' <= j }");
-  ir::Kernel matmul = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), matmul);
-  poly::Dependences deps = poly::computeDependences(scop, matmul);
+  auto [matmul, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   CHECK_THROWS_AS(compiler::parallelize(scop, deps, "S1", 2), compiler::CarriedDependence);
   CHECK_THROWS_WITH(compiler::parallelize(scop, deps, "S1", 2),
                     "parallelize of statement 'S1' member 2: the loop carries the dependence "
@@ -115,9 +102,7 @@ TEST_CASE("a loop marked parallel stays the one under the mark: interchange cann
           "loop there",
           "[parallelize][interchange][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   poly::Scop parallel = withSchedule(scop, compiler::parallelize(scop, deps, "S1", 0));
   CHECK_THROWS_AS(compiler::interchange(parallel, deps, "S1", {2, 0, 1}),
                   compiler::InvalidPermutation);
@@ -139,9 +124,7 @@ TEST_CASE("a loop marked parallel stays the one under the mark: interchange cann
 TEST_CASE("parallelize refuses nested parallel loops, bad members, bands and statements",
           "[parallelize][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   poly::Scop outer = withSchedule(scop, compiler::parallelize(scop, deps, "S1", 0));
   CHECK_THROWS_AS(compiler::parallelize(outer, deps, "S1", 0, 1), compiler::NestedParallelism);
   CHECK_THROWS_WITH(compiler::parallelize(outer, deps, "S1", 0, 1),

@@ -2,25 +2,18 @@
 // the file, node and step), applyTrace against the primitives called directly, stale steps
 // refused with the step named, schedule entries matched to kernels by node name, and a
 // compilation replayed from its printed trace giving bit-identical outputs.
-#include "compiler/CompiledModel.h"
-#include "compiler/Pipeline.h"
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
-#include "ir/import/ModelLoader.h"
-#include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
 #include "test/support/Kernels.h"
+#include "test/support/ScheduleRun.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <random>
 
 using namespace nasc;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -115,9 +108,7 @@ TEST_CASE("malformed schedules are refused naming the file, node, step and field
 
 TEST_CASE("applyTrace equals the primitives called one after another", "[schedule-trace]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   compiler::KernelSchedule trace{"matmul",
                                  {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
                                   step("split", "S1", {{"member", {0}}, {"factor", {3}}, {"band", {2}}})}};
@@ -131,9 +122,7 @@ TEST_CASE("applyTrace equals the primitives called one after another", "[schedul
 TEST_CASE("a step that no longer applies is refused naming the file, node and step",
           "[schedule-trace][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   compiler::KernelSchedule trace{"matmul",
                                  {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
                                   step("split", "S1", {{"member", {2}}, {"factor", {3}}, {"band", {1}}})}};
@@ -166,23 +155,6 @@ const char *kNet = R"({
   ]
 })";
 
-fs::path writeNet() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "schedule_trace";
-  fs::create_directories(dir);
-  fs::path model = dir / "tracenet.json";
-  std::ofstream(model) << kNet;
-  return model;
-}
-
-ir::Tensor randomInput(const ir::Shape &shape) {
-  std::mt19937 rng(9);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
 std::vector<float> runModel(compiler::PolyhedralModel model, const ir::Tensor &input) {
   return compiler::CompiledModel::compile(std::move(model))->run({input}).at(0).f;
 }
@@ -191,35 +163,35 @@ std::vector<float> runModel(compiler::PolyhedralModel model, const ir::Tensor &i
 
 TEST_CASE("a compilation replayed from its printed schedule gives bit-identical outputs",
           "[schedule-trace][jit]") {
-  fs::path path = writeNet();
+  std::string path = test::writeModel("tracenet", kNet).string();
   compiler::ModelSchedule custom = compiler::scheduleFromJson(kTraceJson, "s.json");
-  compiler::PolyhedralModel first = compiler::lowerToPolyhedral(ir::loadModel(path.string()), custom);
+  compiler::PolyhedralModel first = compiler::lowerToPolyhedral(ir::loadModel(path), custom);
   REQUIRE(first.schedule.kernels.size() == 2);
   CHECK(first.schedule.kernels[0].steps.size() == 4);
   std::string printed = compiler::scheduleToJson(first.schedule);
   CHECK(printed == kTraceJson);
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
-      ir::loadModel(path.string()), compiler::scheduleFromJson(printed, "printed.json"));
+      ir::loadModel(path), compiler::scheduleFromJson(printed, "printed.json"));
   CHECK(compiler::generateCode(first, {}).llvmIr() == compiler::generateCode(replay, {}).llvmIr());
-  ir::Tensor input = randomInput({1, 3, 10, 9});
+  ir::Tensor input = test::randomInput({1, 3, 10, 9}, 9);
   std::vector<float> a = runModel(std::move(first), input);
   std::vector<float> b = runModel(std::move(replay), input);
   REQUIRE(a.size() == b.size());
   CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-  auto expected = runtime::runReference(ir::loadModelRaw(path.string()), {{"x", input}}).at("y");
+  auto expected = runtime::runReference(ir::loadModelRaw(path), {{"x", input}}).at("y");
   CHECK(test::relativeError(a, expected.f) <= 1e-5);
 }
 
 TEST_CASE("the default schedule, printed and replayed, is the default schedule",
           "[schedule-trace]") {
-  fs::path path = writeNet();
-  compiler::PolyhedralModel defaults = compiler::lowerToPolyhedral(ir::loadModel(path.string()));
+  std::string path = test::writeModel("tracenet", kNet).string();
+  compiler::PolyhedralModel defaults = compiler::lowerToPolyhedral(ir::loadModel(path));
   CHECK(defaults.schedule.source == "default schedule");
   REQUIRE(defaults.schedule.kernels.size() == 2);
   CHECK(defaults.schedule.kernels[0].node == "conv");
   CHECK(defaults.schedule.kernels[1].node == "pool");
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
-      ir::loadModel(path.string()),
+      ir::loadModel(path),
       compiler::scheduleFromJson(compiler::scheduleToJson(defaults.schedule), "d.json"));
   for (size_t k = 0; k < defaults.scops.size(); ++k)
     CHECK(test::scheduleText(defaults.scops[k].schedule) == test::scheduleText(replay.scops[k].schedule));
@@ -227,9 +199,9 @@ TEST_CASE("the default schedule, printed and replayed, is the default schedule",
 
 TEST_CASE("schedule entries name kernels by any node they implement, each kernel once",
           "[schedule-trace][error]") {
-  fs::path path = writeNet();
+  std::string path = test::writeModel("tracenet", kNet).string();
   auto lower = [&](const std::string &text) {
-    return compiler::lowerToPolyhedral(ir::loadModel(path.string()),
+    return compiler::lowerToPolyhedral(ir::loadModel(path),
                                        compiler::scheduleFromJson(text, "s.json"));
   };
   compiler::PolyhedralModel byRelu = lower(R"({"nasc_schedule": 1, "kernels": {"relu": []}})");

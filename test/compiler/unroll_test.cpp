@@ -13,21 +13,11 @@
 
 using namespace nasc;
 using test::astText;
+using test::kInitAst;
+using test::kMatmulDomain;
 using test::withSchedule;
 
 namespace {
-
-const char *kMatmulDomain =
-    R"({ domain: "{ S0[i, j] : 0 <= i <= 4 and 0 <= j <= 5; S1[i, j, k] : 0 <= i <= 4 and )"
-    R"(0 <= j <= 5 and 0 <= k <= 2 }", child: { sequence: [ { filter: "{ S0[i, j] }", )"
-    R"(child: { schedule: "S0[{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]" } }, )"
-    R"({ filter: "{ S1[i, j, k] }", child: { schedule: )";
-
-const char *kInitAst = R"({
-  for (int c0 = 0; c0 <= 4; c0 += 1)
-    for (int c1 = 0; c1 <= 5; c1 += 1)
-      S0(c0, c1);
-)";
 
 const char *kUnrollKBy2 =
     R"("S1[{ S1[i, j, k] -> [(i)] }, { S1[i, j, k] -> [(j)] }, )"
@@ -89,9 +79,7 @@ std::optional<isl::schedule> unrollConvWindow(const poly::Scop &scop, const poly
 TEST_CASE("unroll by 2 strip-mines a matmul's k and unrolls k mod 2: tree and AST",
           "[unroll][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   isl::schedule unrolled = compiler::unroll(scop, deps, "S1", 2, 2);
   CHECK(test::scheduleText(unrolled) == std::string(kMatmulDomain) + kUnrollKBy2);
   CHECK(astText(scop, unrolled) == std::string(kInitAst) + kUnrollKBy2Ast);
@@ -100,9 +88,7 @@ TEST_CASE("unroll by 2 strip-mines a matmul's k and unrolls k mod 2: tree and AS
 TEST_CASE("unroll by at least k's 3 values unrolls k fully without a split: tree and AST",
           "[unroll][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   isl::schedule unrolled = compiler::unroll(scop, deps, "S1", 2, 3);
   CHECK(test::scheduleText(unrolled) == std::string(kMatmulDomain) + kUnrollKFully);
   CHECK(astText(scop, unrolled) == std::string(kInitAst) + kUnrollKFullyAst);
@@ -113,9 +99,7 @@ TEST_CASE("unroll by at least k's 3 values unrolls k fully without a split: tree
 TEST_CASE("an unrolled loop stays unrolled through interchange, split and tile of its band",
           "[unroll][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   poly::Scop unrolled = withSchedule(scop, compiler::unroll(scop, deps, "S1", 2, 3));
   CHECK(test::scheduleText(compiler::interchange(unrolled, deps, "S1", {0, 2, 1})) ==
         std::string(kMatmulDomain) + kUnrollThenInterchange);
@@ -128,9 +112,7 @@ TEST_CASE("an unrolled loop stays unrolled through interchange, split and tile o
 
 TEST_CASE("unroll refuses bad factors, members, bands and statements", "[unroll][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   CHECK_THROWS_AS(compiler::unroll(scop, deps, "S1", 2, 1), compiler::InvalidFactor);
   CHECK_THROWS_WITH(compiler::unroll(scop, deps, "S1", 2, 1),
                     "unroll of statement 'S1' member 2 by 1: the factor must be at least 2");

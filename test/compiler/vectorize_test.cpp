@@ -116,9 +116,7 @@ std::string kernelIr(const ir::Kernel &kernel, const poly::Scop &scop,
 TEST_CASE("vectorize marks a matmul's innermost j loops \"vector\" and \"vector:8\": tree and AST",
           "[vectorize][golden]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   isl::schedule vectorized = vectorizedMatmul(scop, deps);
   CHECK(test::scheduleText(vectorized) == std::string(kMatmulDomain) + kVectorized);
   CHECK(astText(scop, vectorized) == kVectorizedAst);
@@ -127,9 +125,7 @@ TEST_CASE("vectorize marks a matmul's innermost j loops \"vector\" and \"vector:
 TEST_CASE("a vector mark becomes llvm.loop.vectorize metadata with its width on its loop only",
           "[vectorize][codegen]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   std::string ir = kernelIr(kernel, scop, vectorizedMatmul(scop, deps));
   using Properties = std::vector<std::string>;
   CHECK(loopProperties(ir, "c0.header") == Properties{});
@@ -157,9 +153,7 @@ TEST_CASE("vector mark names carry the width: \"vector\" is LLVM's choice, \"vec
 TEST_CASE("a loop both parallel and vectorized is outlined and keeps its vector width",
           "[vectorize][parallelize][codegen]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = stencil2d();
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, stencil2d());
   poly::Scop parallel = withSchedule(scop, compiler::parallelize(scop, deps, "S", 1));
   isl::schedule both = compiler::vectorize(parallel, deps, "S", 0, 4, 1);
   CHECK(astText(scop, both) == R"(for (int c0 = 1; c0 <= 3; c0 += 1) {
@@ -178,9 +172,7 @@ TEST_CASE("a loop both parallel and vectorized is outlined and keeps its vector 
 TEST_CASE("vectorizing a matmul's reduction loop k is refused naming the reduction dependence",
           "[vectorize][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   CHECK_THROWS_AS(compiler::vectorize(scop, deps, "S1", 2, 8), compiler::CarriedDependence);
   CHECK_THROWS_WITH(compiler::vectorize(scop, deps, "S1", 2, 8),
                     "vectorize of statement 'S1' member 2 with width 8: the loop carries the "
@@ -193,9 +185,7 @@ TEST_CASE("vectorize refuses loops that are not innermost, bad widths, members, 
           "statements",
           "[vectorize][error]") {
   poly::IslContext ctx;
-  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
-  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
-  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
   CHECK_THROWS_AS(compiler::vectorize(scop, deps, "S1", 1, 8), compiler::NotInnermost);
   CHECK_THROWS_WITH(compiler::vectorize(scop, deps, "S1", 1, 8),
                     "vectorize of statement 'S1' member 1 with width 8: only the statement's "
@@ -213,8 +203,7 @@ TEST_CASE("vectorize refuses loops that are not innermost, bad widths, members, 
   CHECK_THROWS_AS(compiler::vectorize(scop, deps, "S1", 3, 8), compiler::MemberOutOfRange);
   CHECK_THROWS_AS(compiler::vectorize(scop, deps, "S1", 2, 8, 1), compiler::NoSuchBand);
   CHECK_THROWS_AS(compiler::vectorize(scop, deps, "S7", 0, 8), compiler::UnknownStatement);
-  poly::Scop stencil = poly::buildScop(ctx.get(), stencil2d());
-  poly::Dependences stencilDeps = poly::computeDependences(stencil, stencil2d());
+  auto [stencilKernel, stencil, stencilDeps] = test::Scheduled(ctx, stencil2d());
   CHECK_NOTHROW(compiler::vectorize(stencil, stencilDeps, "S", 1, 4));
 }
 

@@ -1,11 +1,14 @@
-// Helpers for tests of schedule primitives: a Scop with another schedule, and end-to-end checks
-// (a small model lowered to Scops, some kernels given a transformed schedule, JIT-compiled and
-// run against the Eigen reference executor).
+// Helpers for tests of schedule primitives: a kernel's Scop with its dependences, a Scop with
+// another schedule, the golden schedule-tree and AST text that matmulWithInit(5, 6, 3) starts
+// with, and end-to-end checks (a small model lowered to Scops, some kernels given a transformed
+// schedule, JIT-compiled and run against the Eigen reference executor).
 #pragma once
 
 #include "compiler/CompiledModel.h"
 #include "compiler/Pipeline.h"
 #include "ir/import/ModelLoader.h"
+#include "polyhedral/Dependences.h"
+#include "polyhedral/Scop.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
 
@@ -18,6 +21,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 
 namespace nasc::test {
 
@@ -28,17 +32,50 @@ inline poly::Scop withSchedule(const poly::Scop &scop, const isl::schedule &sche
   return copy;
 }
 
+/// `kernel`, its Scop in `ctx` (the initial schedule of poly::buildScop) and its dependences
+/// (poly::computeDependences); e.g. `auto [kernel, scop, deps] = Scheduled(ctx, stencil2d());`.
+struct Scheduled {
+  ir::Kernel kernel;
+  poly::Scop scop;
+  poly::Dependences deps;
+  Scheduled(const poly::IslContext &ctx, ir::Kernel k)
+      : kernel(std::move(k)), scop(poly::buildScop(ctx.get(), kernel)),
+        deps(poly::computeDependences(scop, kernel)) {}
+  /// `scop` with `schedule` in place of its own.
+  poly::Scop with(const isl::schedule &schedule) const { return withSchedule(scop, schedule); }
+};
+
+/// The schedule tree text of matmulWithInit(5, 6, 3) up to the band of S1 (its init S0 keeps
+/// its (i, j) band in the first filter of the sequence).
+inline const char *kMatmulDomain =
+    R"({ domain: "{ S0[i, j] : 0 <= i <= 4 and 0 <= j <= 5; S1[i, j, k] : 0 <= i <= 4 and )"
+    R"(0 <= j <= 5 and 0 <= k <= 2 }", child: { sequence: [ { filter: "{ S0[i, j] }", )"
+    R"(child: { schedule: "S0[{ S0[i, j] -> [(i)] }, { S0[i, j] -> [(j)] }]" } }, )"
+    R"({ filter: "{ S1[i, j, k] }", child: { schedule: )";
+
+/// The start of the AST of matmulWithInit(5, 6, 3) with S0 in its own (i, j) loop nest.
+inline const char *kInitAst = R"({
+  for (int c0 = 0; c0 <= 4; c0 += 1)
+    for (int c1 = 0; c1 <= 5; c1 += 1)
+      S0(c0, c1);
+)";
+
 /// A new schedule for one kernel from its Scop (holding the initial schedule of poly::buildScop)
 /// and dependences, or nullopt to keep the kernel's pipeline schedule.
 using KernelTransform = std::function<std::optional<isl::schedule>(
     const poly::Scop &, const poly::Dependences &, const ir::Kernel &)>;
 
-/// A small conv net in nasc's JSON model format: x [2, 5, 9, 8] -> Conv (6 output channels,
-/// 3×3 window, padding 1, bias) -> Relu -> y [2, 6, 9, 8]. Its conv kernel has a statement of
-/// depth 7 (n, k, oh, ow, c, r, s) accumulating the products.
-inline const char *kSmallConvNet = R"({
-  "name": "smallconv",
-  "inputs": [{"name": "x", "shape": [2, 5, 9, 8]}],
+/// A conv net in nasc's JSON model format named `name`: x [n, c, h, w] -> Conv (`k` output
+/// channels, 3×3 window, padding 1, bias; weights he_normal with seed `seed`, bias with seed
+/// `seed` + 1) -> Relu -> y [n, k, h, w]. Its conv kernel has a statement of depth 7
+/// (n, k, oh, ow, c, r, s) accumulating the products.
+inline std::string convReluNet(const std::string &name, int64_t n, int64_t c, int64_t h, int64_t w,
+                               int64_t k, int seed) {
+  auto str = [](auto v) { return std::to_string(v); };
+  return R"({
+  "name": ")" + name + R"(",
+  "inputs": [{"name": "x", "shape": [)" + str(n) + ", " + str(c) + ", " + str(h) + ", " +
+         str(w) + R"(]}],
   "outputs": ["y"],
   "nodes": [
     {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
@@ -46,10 +83,17 @@ inline const char *kSmallConvNet = R"({
     {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}
   ],
   "initializers": [
-    {"name": "w", "shape": [6, 5, 3, 3], "init": "he_normal", "seed": 11},
-    {"name": "b", "shape": [6], "init": "he_normal", "seed": 12}
+    {"name": "w", "shape": [)" + str(k) + ", " + str(c) + R"(, 3, 3], "init": "he_normal", "seed": )" +
+         str(seed) + R"(},
+    {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": )" + str(seed + 1) +
+         R"(}
   ]
 })";
+}
+
+/// convReluNet "smallconv": x [2, 5, 9, 8] -> Conv (6 output channels, seeds 11 and 12) -> Relu
+/// -> y [2, 6, 9, 8].
+inline const std::string kSmallConvNet = convReluNet("smallconv", 2, 5, 9, 8, 6, 11);
 
 /// The name of the first statement of `kernel` with `depth` iterators, or "".
 inline std::string statementOfDepth(const ir::Kernel &kernel, size_t depth) {
@@ -66,6 +110,16 @@ inline std::filesystem::path writeModel(const std::string &name, const std::stri
   std::filesystem::path path = dir / (name + ".json");
   std::ofstream(path) << json;
   return path;
+}
+
+/// A tensor of `shape` filled with standard-normal values drawn from std::mt19937(`seed`).
+inline ir::Tensor randomInput(const ir::Shape &shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  ir::Tensor t = ir::Tensor::zeros(shape);
+  for (float &v : t.f)
+    v = normal(rng);
+  return t;
 }
 
 /// Replaces the schedule of each kernel of `model` for which `transform` (given the kernel's
@@ -86,18 +140,14 @@ inline int applyToKernels(compiler::PolyhedralModel &model, const KernelTransfor
 }
 
 /// The relative error (test::relativeError) of `model`, JIT-compiled with `threads` threads,
-/// against runtime::runReference on the model file `path`, for one standard-normal input
-/// (fixed seed) of the model's single input; its single output is compared (infinite if the
+/// against runtime::runReference on the model file `path`, for one input randomInput(shape,
+/// `seed`) of the model's single input; its single output is compared (infinite if the
 /// compiled model returns another number of outputs or another shape).
 inline double referenceError(compiler::PolyhedralModel model, const std::string &path,
-                             int threads = 1) {
+                             int threads = 1, unsigned seed = 5) {
   ir::Graph raw = ir::loadModelRaw(path);
   const std::string &name = raw.inputs.at(0);
-  ir::Tensor input = ir::Tensor::zeros(raw.values.at(name).shape);
-  std::mt19937 rng(5);
-  std::normal_distribution<float> normal;
-  for (float &v : input.f)
-    v = normal(rng);
+  ir::Tensor input = randomInput(raw.values.at(name).shape, seed);
   compiler::CompileOptions options;
   options.threads = threads;
   auto compiled = compiler::CompiledModel::compile(std::move(model), options);

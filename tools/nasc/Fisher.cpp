@@ -12,15 +12,15 @@ namespace nasc::cli {
 namespace {
 
 struct FisherArgs {
-  std::string model, weights = "init", bn;
+  std::string model, weights = "init", bn, proxy = "fisher";
   int64_t batch = 128;
   uint64_t seed = 0;
   int seeds = 3;
   bool json = false;
 };
 
-void printJson(const nas::FisherMeasurement &m) {
-  nlohmann::ordered_json layers, layersStd;
+void printJson(const nas::FisherMeasurement &m, const std::string &proxy) {
+  nlohmann::ordered_json layers = nlohmann::ordered_json::object(), layersStd = layers;
   for (size_t k = 0; k < m.layers.size(); ++k) {
     layers[m.layers[k]] = m.layerValues[k].mean;
     layersStd[m.layers[k]] = m.layerValues[k].std;
@@ -28,12 +28,13 @@ void printJson(const nas::FisherMeasurement &m) {
   nlohmann::ordered_json out = {{"total", m.total.mean},
                                 {"layers", layers},
                                 {"seeds", m.totals.size()},
+                                {"proxy", proxy},
                                 {"std", {{"total", m.total.std}, {"layers", layersStd}}}};
   std::cout << out.dump(1) << "\n";
 }
 
-void printTable(const nas::FisherMeasurement &m) {
-  std::printf("%-60s %14s %14s\n", "layer (conv output)", "fisher", "std");
+void printTable(const nas::FisherMeasurement &m, const std::string &proxy) {
+  std::printf("%-60s %14s %14s\n", "layer (conv output)", proxy.c_str(), "std");
   for (size_t k = 0; k < m.layers.size(); ++k)
     std::printf("%-60s %14.6e %14.6e\n", m.layers[k].c_str(), m.layerValues[k].mean,
                 m.layerValues[k].std);
@@ -48,21 +49,23 @@ void fisher(const FisherArgs &args) {
   options.seeds = args.seeds;
   options.initWeights = args.weights == "init";
   options.insertBn = args.bn.empty() ? options.initWeights : args.bn == "insert";
+  options.proxy = nas::parseProxy(args.proxy);
   const nas::FisherMeasurement m = nas::measureFisher(args.model, options);
   if (args.json)
-    printJson(m);
+    printJson(m, args.proxy);
   else
-    printTable(m);
+    printTable(m, args.proxy);
 }
 
 } // namespace
 
 void addFisherCommand(CLI::App &app) {
   auto args = std::make_shared<FisherArgs>();
-  CLI::App *cmd = app.add_subcommand(
-      "fisher", "Fisher Potential of MODEL per conv layer and in total "
-                "(docs/capacity.md): one "
-                "training-mode step on the first --batch Fashion-MNIST training images");
+  CLI::App *cmd = app.add_subcommand("fisher", "Fisher Potential (or another zero-cost "
+                                               "proxy, --proxy) of MODEL per conv layer "
+                                               "and in total (docs/capacity.md): one "
+                                               "training-mode step on the first --batch "
+                                               "Fashion-MNIST training images");
   cmd->add_option("MODEL", args->model, "Model file (.onnx or .json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -83,8 +86,17 @@ void addFisherCommand(CLI::App &app) {
                   "as is (default: insert with --weights init, keep with "
                   "--weights model)")
       ->check(CLI::IsMember({"insert", "keep"}));
+  cmd->add_option("--proxy", args->proxy,
+                  "fisher: Fisher Potential; synflow: Σ|W dR/dW| with "
+                  "|weights|, no BN, ones "
+                  "input; jacob_cov: NASWOT log|det K| of the ReLU codes (no "
+                  "layers); snip: "
+                  "Σ|W dL/dW|; grad_norm: ||dL/dW||")
+      ->check(CLI::IsMember(nas::proxyNames()))
+      ->capture_default_str();
   cmd->add_flag("--json", args->json,
-                "Print {\"total\": X, \"layers\": {...}, \"seeds\": K, \"std\": {...}}");
+                "Print {\"total\": X, \"layers\": {...}, \"seeds\": K, \"proxy\": P, "
+                "\"std\": {...}}");
   cmd->callback([args] { fisher(*args); });
 }
 
