@@ -53,7 +53,8 @@ std::optional<isl::schedule_node> bandAtDepth(const isl::schedule &schedule,
 } // namespace
 
 isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string &statement,
-                                      int depth, const std::string &primitive) {
+                                      int depth, const std::string &primitive,
+                                      bool allowShared) {
   if (!contains(statementNames(scop.domain), statement))
     throw UnknownStatement(primitive + ": no statement named '" + statement + "' in the Scop");
   std::optional<isl::schedule_node> band =
@@ -61,7 +62,7 @@ isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string 
   if (!band)
     throw NoSuchBand(primitive + ": statement '" + statement + "' has no loop band at depth " +
                      std::to_string(depth));
-  if (statementNames(nodeDomain(*band)).size() != 1)
+  if (!allowShared && statementNames(nodeDomain(*band)).size() != 1)
     throw UnknownStatement(primitive + ": the band of statement '" + statement +
                            "' also schedules other statements");
   return band->as<isl::schedule_node_band>();

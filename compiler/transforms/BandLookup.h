@@ -15,9 +15,12 @@ namespace nasc::compiler {
 /// messages ("split", "tile").
 /// Throws:
 ///  - UnknownStatement if `scop.domain` has no statement named `statement`, or the band also
-///    schedules other statements (transforming it would transform them too);
+///    schedules other statements (transforming it would transform them too) and `allowShared`
+///    is false (parallelize allows it: marking a shared loop parallel is legal when no
+///    statement's dependence is carried by it);
 ///  - NoSuchBand if the statement has no band at `depth` (or `depth` < 0).
 isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string &statement,
-                                      int depth, const std::string &primitive);
+                                      int depth, const std::string &primitive,
+                                      bool allowShared = false);
 
 } // namespace nasc::compiler

@@ -45,7 +45,7 @@ isl::schedule parallelize(const poly::Scop &scop, const poly::Dependences &deps,
                           const std::string &statement, int member, int band) {
   std::string request =
       "parallelize of statement '" + statement + "' member " + std::to_string(member);
-  isl::schedule_node_band node = statementBand(scop, statement, band, "parallelize");
+  isl::schedule_node_band node = statementBand(scop, statement, band, "parallelize", true);
   int members = static_cast<int>(node.n_member());
   if (member < 0 || member >= members)
     throw MemberOutOfRange(request + ": the band has " + std::to_string(members) +

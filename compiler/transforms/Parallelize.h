@@ -21,11 +21,12 @@ namespace nasc::compiler {
 /// interchange cannot move another member there, and split / tile / unroll of it put
 /// floor(i / f) there, which carries no dependence when i carries none.
 /// E.g. matmul band (i, j, k) parallelized at member 1 gives (i) over mark "parallel" over (j)
-/// over (k).
+/// over (k). The band may be shared with other statements (after fuse): the loop then runs
+/// them all in parallel, legal when it carries no dependence of any of them.
 /// Legality: poly::isParallel, reductions counted (running a reduction loop in parallel would
 /// need a private accumulator per thread).
 /// Throws:
-///  - UnknownStatement / NoSuchBand as statementBand;
+///  - UnknownStatement / NoSuchBand as statementBand (a shared band is accepted);
 ///  - MemberOutOfRange if `member` is not in 0 .. (members - 1);
 ///  - NestedParallelism if the band is below a parallel mark or has one below it;
 ///  - CarriedDependence if the member carries a dependence; the message names the carried

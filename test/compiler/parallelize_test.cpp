@@ -3,6 +3,7 @@
 // nested parallel loops, bad members, bands and statements), the marked loop kept under its mark
 // by later primitives, and a conv net JIT-compiled with a parallel output-channel loop on three
 // threads that equals the Eigen reference executor.
+#include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Split.h"
@@ -119,6 +120,27 @@ TEST_CASE("a loop marked parallel stays the one under the mark: interchange cann
           S1(2 * c0 + c1, c2, c3);
 }
 )");
+}
+
+TEST_CASE("a loop that fuse made shared is parallelized for all its statements: AST",
+          "[parallelize][fuse][golden]") {
+  poly::IslContext ctx;
+  ir::Kernel kernel = test::matmulWithInit(5, 6, 3);
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  poly::Scop fused = withSchedule(scop, compiler::fuse(scop, deps, {"S0", "S1"}, 2));
+  isl::schedule parallel = compiler::parallelize(fused, deps, "S1", 1);
+  CHECK(astText(scop, parallel) == R"(for (int c0 = 0; c0 <= 4; c0 += 1) {
+  // parallel
+  for (int c1 = 0; c1 <= 5; c1 += 1) {
+    S0(c0, c1);
+    for (int c2 = 0; c2 <= 2; c2 += 1)
+      S1(c0, c1, c2);
+  }
+}
+)");
+  CHECK(poly::isValidSchedule(scop, deps, parallel));
+  CHECK_THROWS_AS(compiler::parallelize(fused, deps, "S0", 2, 1), compiler::NoSuchBand);
 }
 
 TEST_CASE("parallelize refuses nested parallel loops, bad members, bands and statements",

@@ -39,13 +39,14 @@ public:
 private:
   int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 
-  /// Member counts of the statement's bands, outermost first (stops at a shared band).
+  /// Member counts of the statement's bands, outermost first (shared bands of fused statements
+  /// included: parallelize accepts them, the other primitives refuse them).
   std::vector<int> bandSizes(const poly::Scop &scop, const std::string &statement) {
     std::vector<int> sizes;
     for (int depth = 0;; ++depth) {
       try {
         sizes.push_back(static_cast<int>(
-            compiler::statementBand(scop, statement, depth, "probe").n_member()));
+            compiler::statementBand(scop, statement, depth, "probe", true).n_member()));
       } catch (const Error &) {
         return sizes;
       }
