@@ -37,15 +37,6 @@ BatchStatistics batchStatistics(const ir::Node &node, const ir::Tensor &x) {
   return s;
 }
 
-const ir::Tensor &channelInput(const ir::Node &node, const OpInputs &inputs, size_t index,
-                               const char *role, int64_t channels) {
-  const ir::Tensor &t = floatInput(node, inputs, index, role);
-  if (t.shape != ir::Shape{channels})
-    fail(node, std::string("input ") + role + " " + ir::shapeToString(t.shape) +
-                   " must have shape " + std::to_string(channels));
-  return t;
-}
-
 } // namespace
 
 OpOutputs batchNormalizationTraining(const ir::Node &node, const OpInputs &inputs) {

@@ -18,6 +18,15 @@ const ir::Tensor &floatInput(const ir::Node &node, const OpInputs &inputs, size_
   return *tensor;
 }
 
+const ir::Tensor &channelInput(const ir::Node &node, const OpInputs &inputs, size_t index,
+                               const char *role, int64_t channels) {
+  const ir::Tensor &t = floatInput(node, inputs, index, role);
+  if (t.shape != ir::Shape{channels})
+    fail(node, std::string("input ") + role + " " + ir::shapeToString(t.shape) +
+                   " must have shape " + std::to_string(channels));
+  return t;
+}
+
 const ir::Tensor *optionalInput(const OpInputs &inputs, size_t index) {
   return index < inputs.size() ? inputs[index] : nullptr;
 }

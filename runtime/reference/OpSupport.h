@@ -23,6 +23,12 @@ using OpOutputs = std::vector<ir::Tensor>;
 const ir::Tensor &floatInput(const ir::Node &node, const OpInputs &inputs, size_t index,
                              const char *role);
 
+/// Input `index` of `node` (`role` names it in messages) as a float32 vector of `channels`
+/// elements (BatchNormalization's scale, bias, mean, variance). Throws nasc::Error naming the
+/// node if it is missing, not float32, or of another shape.
+const ir::Tensor &channelInput(const ir::Node &node, const OpInputs &inputs, size_t index,
+                               const char *role, int64_t channels);
+
 /// The optional input `index`, or nullptr when omitted.
 const ir::Tensor *optionalInput(const OpInputs &inputs, size_t index);
 
