@@ -1,8 +1,8 @@
 // The `nasc` command line as a user runs it: help on every verb, each inspect stage, and one
 // clear error line with a non-zero exit for bad input.
-#include <catch2/catch.hpp>
+#include "test/support/CliRun.h"
 
-#include <sys/wait.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <array>
@@ -15,22 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
-
-/// Runs `nasc ARGS` (stderr merged into stdout) and returns its exit status and output.
-Result nasc(const std::string &args) {
-  std::string cmd = std::string(NASC_BINARY_DIR) + "/tools/nasc " + args + " 2>&1";
-  FILE *pipe = popen(cmd.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using Result = nasc::test::CliResult;
+using nasc::test::runNasc;
 
 const std::string kModel = std::string(NASC_SOURCE_DIR) + "/models/resnet18.json";
 
@@ -45,46 +31,46 @@ bool contains(const std::string &text, const std::string &part) { return text.fi
 } // namespace
 
 TEST_CASE("every verb has --help describing its options", "[cli]") {
-  Result top = nasc("--help");
+  Result top = runNasc("--help");
   CHECK(top.status == 0);
   for (const char *verb : {"compile", "run", "bench", "inspect"}) {
     INFO(verb);
     CHECK(contains(top.output, verb));
-    Result help = nasc(std::string(verb) + " --help");
+    Result help = runNasc(std::string(verb) + " --help");
     CHECK(help.status == 0);
     CHECK(contains(help.output, "MODEL"));
   }
-  CHECK(contains(nasc("compile --help").output, "--header"));
-  CHECK(contains(nasc("inspect --help").output, "--stage"));
+  CHECK(contains(runNasc("compile --help").output, "--header"));
+  CHECK(contains(runNasc("inspect --help").output, "--stage"));
 }
 
 TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
-  Result kernel = nasc("inspect " + kModel + " --stage kernel --node conv1");
+  Result kernel = runNasc("inspect " + kModel + " --stage kernel --node conv1");
   REQUIRE(kernel.status == 0);
   CHECK(contains(kernel.output, "kernel "));
   CHECK(contains(kernel.output, "+="));
-  Result isl = nasc("inspect " + kModel + " --stage isl --node conv1");
+  Result isl = runNasc("inspect " + kModel + " --stage isl --node conv1");
   REQUIRE(isl.status == 0);
   CHECK(contains(isl.output, "domain: { S"));
   CHECK(contains(isl.output, "schedule:"));
-  Result ast = nasc("inspect " + kModel + " --stage ast --node conv1");
+  Result ast = runNasc("inspect " + kModel + " --stage ast --node conv1");
   REQUIRE(ast.status == 0);
   CHECK(contains(ast.output, "for (int c1 = 0; c1 <= 63; c1 += 1)"));
-  Result graph = nasc("inspect " + kModel + " --stage graph");
+  Result graph = runNasc("inspect " + kModel + " --stage graph");
   REQUIRE(graph.status == 0);
   CHECK(contains(graph.output, "= Conv("));
   CHECK(contains(graph.output, "output logits: 1x1000"));
 }
 
 TEST_CASE("inspect --stage llvm prints optimized LLVM IR", "[cli]") {
-  Result llvm = nasc("inspect " + kModel + " --stage llvm");
+  Result llvm = runNasc("inspect " + kModel + " --stage llvm");
   REQUIRE(llvm.status == 0);
   CHECK(contains(llvm.output, "define void @nasc_generated_run("));
 }
 
 TEST_CASE("compile writes a shared library and a header naming the input shape", "[cli]") {
   fs::path dir = scratch();
-  Result r = nasc("compile " + kModel + " -o " + (dir / "libr18.so").string() + " --header " +
+  Result r = runNasc("compile " + kModel + " -o " + (dir / "libr18.so").string() + " --header " +
                   (dir / "r18.h").string());
   REQUIRE(r.status == 0);
   CHECK(fs::file_size(dir / "libr18.so") > 11'000'000 * 4);
@@ -94,7 +80,7 @@ TEST_CASE("compile writes a shared library and a header naming the input shape",
 }
 
 TEST_CASE("a missing model file is one error line and a non-zero exit", "[cli][error]") {
-  Result r = nasc("compile /nonexistent/model.onnx -o /tmp/x.so");
+  Result r = runNasc("compile /nonexistent/model.onnx -o /tmp/x.so");
   CHECK(r.status != 0);
   CHECK(contains(r.output, "/nonexistent/model.onnx"));
 }
@@ -103,7 +89,7 @@ TEST_CASE("an unsupported op is an error naming the file, node and op", "[cli][e
   fs::path spec = scratch() / "bad_op.json";
   std::ofstream(spec) << R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": ["y"],
     "nodes": [{"name": "act", "op_type": "Softplus", "inputs": ["x"], "outputs": ["y"]}]})";
-  Result r = nasc("run " + spec.string() + " --input x.npy --output y.npy");
+  Result r = runNasc("run " + spec.string() + " --input x.npy --output y.npy");
   CHECK(r.status == 1);
   CHECK(contains(r.output, "nasc: error: "));
   CHECK(contains(r.output, spec.string()));
@@ -118,13 +104,13 @@ TEST_CASE("an input of the wrong shape is an error naming the input", "[cli][err
   std::string make = "/usr/bin/python3 -c \"import numpy as np; np.save('" + npy.string() +
                      "', np.zeros((1, 3, 32, 32), np.float32))\"";
   REQUIRE(std::system(make.c_str()) == 0);
-  Result r = nasc("run " + kModel + " --input " + npy.string() + " --output " + (dir / "y.npy").string());
+  Result r = runNasc("run " + kModel + " --input " + npy.string() + " --output " + (dir / "y.npy").string());
   CHECK(r.status == 1);
   CHECK(contains(r.output, "input 'input' must have shape 1x3x224x224"));
 }
 
 TEST_CASE("an unknown input name lists the model's inputs", "[cli][error]") {
-  Result r = nasc("run " + kModel + " --input image=x.npy --output y.npy");
+  Result r = runNasc("run " + kModel + " --input image=x.npy --output y.npy");
   CHECK(r.status == 1);
   CHECK(contains(r.output, "no input named 'image' (its inputs: input)"));
 }
@@ -139,7 +125,7 @@ TEST_CASE("bench prints each kernel's median time and the whole run's latency", 
       {"name": "act", "op_type": "Relu", "inputs": ["c"], "outputs": ["r"]},
       {"name": "pool", "op_type": "GlobalAveragePool", "inputs": ["r"], "outputs": ["y"]}],
     "initializers": [{"name": "w", "shape": [8, 3, 3, 3], "init": "he_normal", "seed": 1}]})";
-  Result r = nasc("bench " + spec.string() + " --repeat 3");
+  Result r = runNasc("bench " + spec.string() + " --repeat 3");
   REQUIRE(r.status == 0);
   CHECK(contains(r.output, "conv+act"));
   CHECK(contains(r.output, "pool"));
@@ -174,7 +160,7 @@ TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-i
                      "', np.random.RandomState(0).randn(1, 3, 12, 10).astype(np.float32))\"";
   REQUIRE(std::system(make.c_str()) == 0);
 
-  Result printed = nasc("inspect " + spec.string() + " --stage schedule");
+  Result printed = runNasc("inspect " + spec.string() + " --stage schedule");
   REQUIRE(printed.status == 0);
   CHECK(contains(printed.output, "\"nasc_schedule\": 1"));
   CHECK(contains(printed.output, R"("conv": [)"));
@@ -187,19 +173,19 @@ TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-i
     {"primitive": "unroll", "statement": "S1", "member": 0, "factor": 3, "band": 2},
     {"primitive": "parallelize", "statement": "S0", "member": 1}]}})";
   std::string run = "run " + spec.string() + " --input " + x.string() + " --output ";
-  REQUIRE(nasc(run + (dir / "y_default.npy").string()).status == 0);
-  REQUIRE(nasc(run + (dir / "y_printed.npy").string() + " --schedule " +
+  REQUIRE(runNasc(run + (dir / "y_default.npy").string()).status == 0);
+  REQUIRE(runNasc(run + (dir / "y_printed.npy").string() + " --schedule " +
                (dir / "default_schedule.json").string()).status == 0);
-  REQUIRE(nasc(run + (dir / "y_custom1.npy").string() + " --schedule " + custom.string()).status == 0);
-  REQUIRE(nasc(run + (dir / "y_custom2.npy").string() + " --schedule " + custom.string()).status == 0);
+  REQUIRE(runNasc(run + (dir / "y_custom1.npy").string() + " --schedule " + custom.string()).status == 0);
+  REQUIRE(runNasc(run + (dir / "y_custom2.npy").string() + " --schedule " + custom.string()).status == 0);
   CHECK(readFile(dir / "y_printed.npy") == readFile(dir / "y_default.npy"));
   CHECK(readFile(dir / "y_custom1.npy") == readFile(dir / "y_custom2.npy"));
 
-  Result replayed = nasc("inspect " + spec.string() + " --stage schedule --schedule " + custom.string());
+  Result replayed = runNasc("inspect " + spec.string() + " --stage schedule --schedule " + custom.string());
   REQUIRE(replayed.status == 0);
   CHECK(contains(replayed.output, R"("act": [)"));
   CHECK(contains(replayed.output, R"({"primitive":"unroll","statement":"S1","member":0,"factor":3,"band":2})"));
-  Result lib = nasc("compile " + spec.string() + " --schedule " + custom.string() + " -o " +
+  Result lib = runNasc("compile " + spec.string() + " --schedule " + custom.string() + " -o " +
                     (dir / "libsched.so").string());
   CHECK(lib.status == 0);
 }
@@ -212,7 +198,7 @@ TEST_CASE("a schedule step that no longer applies is an error naming the file, n
   std::ofstream(stale) << R"({"nasc_schedule": 1, "kernels": {"conv": [
     {"primitive": "split", "statement": "S1", "member": 2, "factor": 2},
     {"primitive": "split", "statement": "S1", "member": 9, "factor": 2}]}})";
-  Result r = nasc("compile " + spec.string() + " --schedule " + stale.string() + " -o " +
+  Result r = runNasc("compile " + spec.string() + " --schedule " + stale.string() + " -o " +
                   (dir / "libstale.so").string());
   CHECK(r.status == 1);
   CHECK(contains(r.output, stale.string() + ": node 'conv' step 2 split(S1, member=9, factor=2, "
@@ -237,7 +223,7 @@ TEST_CASE("fisher measures a JSON spec model, whose shapes are inferred, not sto
     "initializers": [{"name": "w", "shape": [4, 1, 3, 3], "init": "he_normal", "seed": 1},
                      {"name": "fw", "shape": [10, 4], "init": "he_normal", "seed": 2},
                      {"name": "fb", "shape": [10], "init": "zeros"}]})";
-  Result r = nasc("fisher " + spec.string() + " --batch 8 --seeds 1 --json");
+  Result r = runNasc("fisher " + spec.string() + " --batch 8 --seeds 1 --json");
   REQUIRE(r.status == 0);
   CHECK(contains(r.output, "\"total\""));
   CHECK(contains(r.output, "\"layers\": {\n  \"c\": "));

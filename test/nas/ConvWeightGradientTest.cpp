@@ -2,24 +2,15 @@
 // differences of the loss, on a grouped, strided, padded convolution with a bias.
 #include "runtime/reference/OpSupport.h"
 #include "runtime/reference/Training.h"
+#include "test/support/RandomTensor.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <random>
 
 namespace {
 
 using namespace nasc;
-
-ir::Tensor randomTensor(const ir::Shape &shape, unsigned seed, float scale) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = uniform(engine);
-  return t;
-}
 
 /// x (2,4,5,5) -> Conv(group 2, stride 2, pads 1, W (4,2,3,3), B) -> Relu -> Conv 1x1 (shared
 /// weight "w2" used twice through an Add) -> GlobalAveragePool
@@ -30,9 +21,9 @@ ir::Graph groupedNetwork() {
   g.inputs = {"x"};
   g.outputs = {"logits"};
   g.values["x"] = {ir::DType::Float32, {2, 4, 5, 5}};
-  g.initializers["w1"] = randomTensor({4, 2, 3, 3}, 11, 0.6f);
-  g.initializers["b1"] = randomTensor({4}, 12, 0.2f);
-  g.initializers["w2"] = randomTensor({4, 4, 1, 1}, 13, 0.8f);
+  g.initializers["w1"] = test::uniformTensor({4, 2, 3, 3}, 11, 0.6f);
+  g.initializers["b1"] = test::uniformTensor({4}, 12, 0.2f);
+  g.initializers["w2"] = test::uniformTensor({4, 4, 1, 1}, 13, 0.8f);
   using Ints = std::vector<int64_t>;
   g.nodes = {
       {"conv1",
@@ -56,7 +47,7 @@ TEST_CASE("Conv weight gradients match finite differences (groups, stride, "
           "pads, shared weight)",
           "[nas][training]") {
   ir::Graph graph = groupedNetwork();
-  const std::map<std::string, ir::Tensor> inputs{{"x", randomTensor({2, 4, 5, 5}, 14, 1.0f)}};
+  const std::map<std::string, ir::Tensor> inputs{{"x", test::uniformTensor({2, 4, 5, 5}, 14, 1.0f)}};
   const std::vector<int64_t> labels{1, 3};
   const runtime::TrainingStep step = runtime::runTrainingStep(graph, inputs, labels, true);
   REQUIRE(step.weightGradients.size() == 2);

@@ -1,30 +1,20 @@
 // `nasc fisher --proxy P`: the same JSON shape for every proxy, PyTorch's values with the model's
 // weights, and an error for an unknown proxy.
+#include "test/support/CliRun.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
-#include <sys/wait.h>
 
 namespace {
 
-struct Result {
-  int status;
-  std::string output;
-};
+using Result = nasc::test::CliResult;
 
-/// Runs `nasc fisher ARGS` (stderr merged into the output) and returns its exit status and output.
+/// Runs `nasc fisher ARGS`.
 Result nascFisher(const std::string &args) {
-  const std::string cmd = std::string(NASC_BINARY_DIR) + "/tools/nasc fisher " + args + " 2>&1";
-  FILE *pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe);
-  Result result{0, ""};
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
-    result.output.append(buffer, n);
-  result.status = WEXITSTATUS(pclose(pipe));
-  return result;
+  return nasc::test::runNasc("fisher " + args);
 }
 
 const std::string kCifar = std::string(NASC_BINARY_DIR) + "/fisher/cifar_resnet18.onnx";

@@ -1,13 +1,13 @@
 // Training step of the reference executor: BN with batch statistics and the cross-entropy loss
 // against hand-computed values, and a small residual network against finite differences.
 #include "runtime/reference/Training.h"
+#include "test/support/RandomTensor.h"
 #include "ir/Error.h"
 #include "runtime/reference/Gradients.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <random>
 
 namespace {
 
@@ -18,15 +18,6 @@ ir::Tensor tensorOf(const ir::Shape &shape, std::vector<float> data) {
   return runtime::reference::floatTensor(shape, std::move(data));
 }
 
-ir::Tensor randomTensor(const ir::Shape &shape, unsigned seed, float scale) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = uniform(engine);
-  return t;
-}
-
 /// x (2,2,4,4) -> Conv 3x3 -> BN -> Relu (r) -> Conv 1x1 -> Add(r, .) -> MaxPool 2 ->
 /// GlobalAveragePool -> Flatten -> Gemm(transB) -> logits (2,4); r feeds two nodes.
 ir::Graph residualNetwork() {
@@ -35,14 +26,14 @@ ir::Graph residualNetwork() {
   g.inputs = {"x"};
   g.outputs = {"logits"};
   g.values["x"] = {ir::DType::Float32, {2, 2, 4, 4}};
-  g.initializers["w1"] = randomTensor({3, 2, 3, 3}, 1, 0.5f);
+  g.initializers["w1"] = test::uniformTensor({3, 2, 3, 3}, 1, 0.5f);
   g.initializers["gamma"] = tensorOf({3}, {1.2f, 0.8f, 1.0f});
   g.initializers["beta"] = tensorOf({3}, {0.1f, -0.2f, 0.3f});
   g.initializers["mean"] = tensorOf({3}, {0, 0, 0});
   g.initializers["var"] = tensorOf({3}, {1, 1, 1});
-  g.initializers["w2"] = randomTensor({3, 3, 1, 1}, 2, 0.8f);
-  g.initializers["fc"] = randomTensor({4, 3}, 3, 1.0f);
-  g.initializers["fcb"] = randomTensor({4}, 4, 0.1f);
+  g.initializers["w2"] = test::uniformTensor({3, 3, 1, 1}, 2, 0.8f);
+  g.initializers["fc"] = test::uniformTensor({4, 3}, 3, 1.0f);
+  g.initializers["fcb"] = test::uniformTensor({4}, 4, 0.1f);
   using Ints = std::vector<int64_t>;
   g.nodes = {
       {"conv1", "Conv", {"x", "w1"}, {"c"}, {{"pads", Ints{1, 1, 1, 1}}}},
@@ -102,7 +93,7 @@ TEST_CASE("Input gradient of a residual network matches finite differences of "
           "the loss",
           "[nas][training]") {
   const ir::Graph graph = residualNetwork();
-  ir::Tensor x = randomTensor({2, 2, 4, 4}, 5, 1.0f);
+  ir::Tensor x = test::uniformTensor({2, 2, 4, 4}, 5, 1.0f);
   const std::vector<int64_t> labels{1, 3};
   const runtime::TrainingStep step = runtime::runTrainingStep(graph, {{"x", x}}, labels);
   REQUIRE(step.gradients.count("x"));
