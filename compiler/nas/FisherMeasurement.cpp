@@ -10,8 +10,6 @@
 
 namespace nasc::nas {
 
-namespace {
-
 MeanStd meanStd(const std::vector<double> &values) {
   MeanStd result;
   for (double v : values)
@@ -22,18 +20,15 @@ MeanStd meanStd(const std::vector<double> &values) {
   return result;
 }
 
-/// The batch shape (N = batch, C, H, W) and the class count of `graph`.
-std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t batch) {
+std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t images) {
   if (graph.inputs.size() != 1 || graph.shapeOf(graph.inputs[0]).size() != 4)
-    throw Error(graph.source + ": the Fisher Potential needs one N x C x H x W input");
+    throw Error(graph.source + ": the capacity proxies need one N x C x H x W input");
   if (graph.outputs.size() != 1 || graph.shapeOf(graph.outputs[0]).size() != 2)
-    throw Error(graph.source + ": the Fisher Potential needs one (N, classes) output");
+    throw Error(graph.source + ": the capacity proxies need one (N, classes) output");
   ir::Shape shape = graph.shapeOf(graph.inputs[0]);
-  shape[0] = batch;
+  shape[0] = images;
   return {shape, graph.shapeOf(graph.outputs[0])[1]};
 }
-
-} // namespace
 
 FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
   if (options.batch < 1 || options.seeds < 1)

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nasc::nas {
@@ -26,6 +27,14 @@ struct FisherOptions {
 struct MeanStd {
   double mean = 0, std = 0;
 };
+
+/// Mean and population standard deviation of `values` (not empty).
+MeanStd meanStd(const std::vector<double> &values);
+
+/// The data shape (N = `images`, C, H, W) and the class count (dim 1 of the output) of `graph`,
+/// which must have one rank-4 input and one rank-2 output (nasc::Error naming the graph source
+/// otherwise).
+std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t images);
 
 /// Per-layer (keyed by the Conv output value, in graph order; none for jacob_cov) and total values
 /// over the runs.

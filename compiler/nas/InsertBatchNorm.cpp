@@ -1,6 +1,7 @@
 #include "compiler/nas/InsertBatchNorm.h"
 
 #include "ir/Error.h"
+#include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
 
@@ -15,21 +16,6 @@ bool feedsBatchNorm(const ir::Graph &graph, const std::string &value) {
   });
 }
 
-/// `base`, or `base` with a numeric suffix, unused as a value, initializer or node name.
-std::string freshName(const ir::Graph &graph, const std::string &base) {
-  auto used = [&](const std::string &name) {
-    return graph.values.count(name) || graph.initializers.count(name) ||
-           std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const ir::Node &node) {
-             return node.name == name ||
-                    std::find(node.outputs.begin(), node.outputs.end(), name) != node.outputs.end();
-           });
-  };
-  std::string name = base;
-  for (int k = 1; used(name); ++k)
-    name = base + "_" + std::to_string(k);
-  return name;
-}
-
 int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv) {
   auto weight = graph.initializers.find(conv.inputs.at(1));
   if (weight == graph.initializers.end() || weight->second.shape.size() < 3)
@@ -42,18 +28,18 @@ int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv) {
 /// Builds the BN node reading the Conv's output; adds its four parameter initializers to `graph`.
 ir::Node makeBatchNorm(ir::Graph &graph, const ir::Node &conv, int64_t channels) {
   ir::Node bn;
-  bn.name = freshName(graph, (conv.name.empty() ? conv.outputs[0] : conv.name) + "_bn");
+  bn.name = ir::freshName(graph, (conv.name.empty() ? conv.outputs[0] : conv.name) + "_bn");
   bn.op_type = "BatchNormalization";
   bn.inputs = {conv.outputs[0]};
   const std::pair<const char *, float> parameters[] = {
       {"scale", 1.0f}, {"B", 0.0f}, {"input_mean", 0.0f}, {"input_var", 1.0f}};
   for (const auto &[role, value] : parameters) {
-    const std::string name = freshName(graph, bn.name + "." + role);
+    const std::string name = ir::freshName(graph, bn.name + "." + role);
     graph.initializers[name] = ir::Tensor::zeros({channels}, value);
     graph.values[name] = ir::ValueInfo{ir::DType::Float32, {channels}};
     bn.inputs.push_back(name);
   }
-  bn.outputs = {freshName(graph, conv.outputs[0] + "_bn")};
+  bn.outputs = {ir::freshName(graph, conv.outputs[0] + "_bn")};
   bn.attributes["epsilon"] = 1e-5f;
   return bn;
 }

@@ -16,6 +16,10 @@ bool isUsed(const Graph &graph, const std::string &value);
 /// True if `value` is a graph output.
 bool isGraphOutput(const Graph &graph, const std::string &value);
 
+/// `base`, or `base` with the first suffix "_1", "_2", ... that makes it unused as a value,
+/// initializer, node name or node output.
+std::string freshName(const Graph &graph, const std::string &base);
+
 /// Drops initializers (and their value entries) that no node reads and no graph output names.
 void removeUnusedInitializers(Graph &graph);
 

@@ -4,8 +4,11 @@
 #include "runtime/reference/Gradients.h"
 #include "runtime/reference/Ops.h"
 
+#include <Eigen/Core>
+
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace nasc::runtime {
@@ -105,12 +108,50 @@ void accumulate(std::map<std::string, ir::Tensor> &gradients, const std::string 
       it->second.f[i] += gradient.f[i];
 }
 
-void addConvWeightGradient(const ir::Graph &graph, const BackwardArgs &args, TrainingStep &step) {
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// dL/dB of a Gemm Y = alpha A' B' + beta C: dB' = alpha A'^T dY, transposed back with transB.
+ir::Tensor gemmWeightGradient(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  Eigen::Map<const RowMatrix> am(a.f.data(), a.shape[0], a.shape[1]);
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), args.dy.shape[0], args.dy.shape[1]);
+  const RowMatrix aPrime =
+      args.node.getInt("transA", 0) != 0 ? RowMatrix(am.transpose()) : RowMatrix(am);
+  RowMatrix db = args.node.getFloat("alpha", 1.0f) * (aPrime.transpose() * dy);
+  if (args.node.getInt("transB", 0) != 0)
+    db = RowMatrix(db.transpose());
+  return floatTensor(b.shape, std::vector<float>(db.data(), db.data() + db.size()));
+}
+
+/// dL/dC = beta Σ_rows dY of a Gemm whose C is a row bias (one value per output column, shape
+/// (cols) or (1, cols)); nullopt for another C shape.
+std::optional<ir::Tensor> gemmBiasGradient(const BackwardArgs &args, const ir::Tensor &c) {
+  const int64_t rows = args.dy.shape[0], cols = args.dy.shape[1];
+  if (static_cast<int64_t>(c.f.size()) != cols || (c.shape.size() == 2 && c.shape[0] != 1))
+    return std::nullopt;
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), rows, cols);
+  const Eigen::RowVectorXf dc = args.node.getFloat("beta", 1.0f) * dy.colwise().sum();
+  return floatTensor(c.shape, std::vector<float>(dc.data(), dc.data() + dc.size()));
+}
+
+/// Adds dL/dW of a Conv's weight W, or dL/dB and dL/dC of a Gemm's B and row bias C, for those
+/// that are initializers.
+void addWeightGradients(const ir::Graph &graph, const BackwardArgs &args, TrainingStep &step) {
   const ir::Node &node = args.node;
-  if (node.op_type != "Conv" || node.inputs.size() < 2 || !graph.initializers.count(node.inputs[1]))
-    return;
+  auto isInitializer = [&](size_t k) {
+    return node.inputs.size() > k && graph.initializers.count(node.inputs[k]);
+  };
   try {
-    accumulate(step.weightGradients, node.inputs[1], convWeightGradient(args));
+    if (node.op_type == "Conv" && isInitializer(1))
+      accumulate(step.weightGradients, node.inputs[1], convWeightGradient(args));
+    if (node.op_type != "Gemm")
+      return;
+    if (isInitializer(1))
+      accumulate(step.weightGradients, node.inputs[1], gemmWeightGradient(args));
+    if (isInitializer(2))
+      if (auto dc = gemmBiasGradient(args, graph.initializers.at(node.inputs[2])))
+        accumulate(step.weightGradients, node.inputs[2], std::move(*dc));
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
@@ -118,7 +159,7 @@ void addConvWeightGradient(const ir::Graph &graph, const BackwardArgs &args, Tra
 
 void backwardNode(const ir::Graph &graph, const ir::Node &node,
                   const std::map<std::string, ir::Tensor> &values,
-                  const std::set<std::string> &dependent, bool convWeightGradients,
+                  const std::set<std::string> &dependent, bool weightGradients,
                   TrainingStep &step) {
   auto dy = step.gradients.find(node.outputs.empty() ? "" : node.outputs[0]);
   if (dy == step.gradients.end())
@@ -131,8 +172,8 @@ void backwardNode(const ir::Graph &graph, const ir::Node &node,
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
-  if (convWeightGradients)
-    addConvWeightGradient(graph, args, step);
+  if (weightGradients)
+    addWeightGradients(graph, args, step);
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     if (!dependent.count(node.inputs[k]))
       continue;
@@ -186,11 +227,11 @@ double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels
 
 TrainingStep runTrainingStep(const ir::Graph &graph,
                              const std::map<std::string, ir::Tensor> &inputs,
-                             const std::vector<int64_t> &labels, bool convWeightGradients) {
+                             const std::vector<int64_t> &labels, bool weightGradients) {
   const OutputLoss loss = [&](const ir::Tensor &logits, ir::Tensor &dlogits) {
     return crossEntropy(logits, labels, dlogits);
   };
-  return runForwardBackward(graph, inputs, loss, convWeightGradients);
+  return runForwardBackward(graph, inputs, loss, weightGradients);
 }
 
 std::map<std::string, ir::Tensor>
@@ -202,7 +243,7 @@ runTrainingForward(const ir::Graph &graph, const std::map<std::string, ir::Tenso
 
 TrainingStep runForwardBackward(const ir::Graph &graph,
                                 const std::map<std::string, ir::Tensor> &inputs,
-                                const OutputLoss &loss, bool convWeightGradients) {
+                                const OutputLoss &loss, bool weightGradients) {
   if (graph.outputs.size() != 1)
     throw Error(graph.source + ": training needs exactly one graph output (the logits), got " +
                 std::to_string(graph.outputs.size()));
@@ -220,7 +261,7 @@ TrainingStep runForwardBackward(const ir::Graph &graph,
   }
   step.gradients[graph.outputs[0]] = std::move(doutput);
   for (auto node = graph.nodes.rbegin(); node != graph.nodes.rend(); ++node)
-    backwardNode(graph, *node, step.values, dependent, convWeightGradients, step);
+    backwardNode(graph, *node, step.values, dependent, weightGradients, step);
   return step;
 }
 

@@ -17,8 +17,10 @@ struct TrainingStep {
   std::map<std::string, ir::Tensor> values;
   /// dL/dv for every float value that depends on a graph input (same shapes as `values`).
   std::map<std::string, ir::Tensor> gradients;
-  /// dL/dW of every Conv weight that is an initializer, by initializer name (summed over the Convs
-  /// sharing it); filled only when asked for (convWeightGradients).
+  /// dL/dW of every Conv weight W and Gemm weight B that is an initializer, and of every Gemm bias
+  /// C that is an initializer of (cols) or (1, cols) elements, by initializer name (summed over
+  /// the nodes sharing it); filled only when asked for (weightGradients). Conv biases and BN
+  /// scale / B get none.
   std::map<std::string, ir::Tensor> weightGradients;
   /// The loss (mean cross-entropy over the batch for runTrainingStep).
   double loss = 0;
@@ -45,10 +47,11 @@ double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels
 /// naming the graph source and the node and op for an unsupported op, for a gradient needed w.r.t.
 /// a weight-like input (e.g. Gemm's B computed from the input), and any error of the forward
 /// kernels; naming the input when one is missing; when the graph has not exactly one output. With
-/// `convWeightGradients`, also dL/dW of every Conv weight initializer (TrainingStep).
+/// `weightGradients`, also the weight gradients of TrainingStep::weightGradients (Conv W:
+/// convWeightGradient; Gemm: dB' = alpha A'^T dY transposed back with transB, dC = beta Σ_rows dY).
 TrainingStep runTrainingStep(const ir::Graph &graph,
                              const std::map<std::string, ir::Tensor> &inputs,
-                             const std::vector<int64_t> &labels, bool convWeightGradients = false);
+                             const std::vector<int64_t> &labels, bool weightGradients = false);
 
 /// The forward half of runTrainingStep: graph inputs and every node output by value name (BN with
 /// batch statistics); no loss, no backward. Same errors as runTrainingStep's forward.
@@ -60,6 +63,6 @@ runTrainingForward(const ir::Graph &graph, const std::map<std::string, ir::Tenso
 /// source).
 TrainingStep runForwardBackward(const ir::Graph &graph,
                                 const std::map<std::string, ir::Tensor> &inputs,
-                                const OutputLoss &loss, bool convWeightGradients);
+                                const OutputLoss &loss, bool weightGradients);
 
 } // namespace nasc::runtime

@@ -1,4 +1,4 @@
-// dL/dW of Conv weights (runtime::runTrainingStep with convWeightGradients) against central finite
+// dL/dW of Conv weights (runtime::runTrainingStep with weightGradients) against central finite
 // differences of the loss, on a grouped, strided, padded convolution with a bias.
 #include "runtime/reference/OpSupport.h"
 #include "runtime/reference/Training.h"

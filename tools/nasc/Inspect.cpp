@@ -1,10 +1,13 @@
 #include "compiler/Pipeline.h"
+#include "compiler/nas/ModelCost.h"
 #include "ir/Error.h"
 #include "ir/import/ModelLoader.h"
+#include "ir/passes/Passes.h"
 #include "tools/nasc/Commands.h"
 #include "tools/nasc/ModelArgs.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -54,11 +57,27 @@ void printSchedule(const compiler::PolyhedralModel &model, const InspectArgs &ar
   std::cout << compiler::scheduleToJson(selectedTraces);
 }
 
+/// FLOP and trainable parameters per Conv / Gemm / BatchNormalization node and in total, of the
+/// graph as imported (BN not folded), as nas::modelCost counts them.
+void printCost(const InspectArgs &args) {
+  ir::Graph graph = ir::loadModelRaw(args.model);
+  ir::prepareForTraining(graph);
+  const nas::ModelCost cost = nas::modelCost(graph);
+  std::printf("%-40s %-20s %14s %12s\n", "node", "op", "MFLOP", "parameters");
+  for (const nas::NodeCost &node : cost.nodes)
+    std::printf("%-40s %-20s %14.6f %12lld\n", node.node.c_str(), node.op.c_str(),
+                node.flops * 1e-6, static_cast<long long>(node.params));
+  std::printf("%-61s %14.6f MFLOP %12lld parameters\n", "total", cost.flops * 1e-6,
+              static_cast<long long>(cost.params));
+}
+
 void inspect(const InspectArgs &args) {
   if (args.stage == "graph") {
     std::cout << ir::loadModel(args.model).toString();
     return;
   }
+  if (args.stage == "cost")
+    return printCost(args);
   compiler::PolyhedralModel model = lowerModel(args);
   if (args.stage == "llvm")
     std::cout << compiler::generateCode(model, {}).llvmIr();
@@ -76,10 +95,11 @@ void addInspectCommand(CLI::App &app) {
   addModelOptions(*cmd, *args);
   cmd->add_option("--node", args->node, "Only the kernel implementing this graph node (or kernel name)");
   cmd->add_option("--stage", args->stage,
-                  "graph: imported graph after passes; kernel: loop-nest Kernels; schedule: the "
+                  "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
+                  "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest Kernels; schedule: the "
                   "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
                   "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR")
-      ->check(CLI::IsMember({"graph", "kernel", "schedule", "isl", "ast", "llvm"}))
+      ->check(CLI::IsMember({"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm"}))
       ->capture_default_str();
   cmd->callback([args] { inspect(*args); });
 }

@@ -8,11 +8,14 @@ int main(int argc, char **argv) {
   CLI::App app{"nasc: compiles CNN models (ONNX or nasc JSON spec) into fast code through a "
                "polyhedral loop-nest IR (isl) and LLVM"};
   app.require_subcommand(1);
+  int status = 0;
   nasc::cli::addCompileCommand(app);
   nasc::cli::addRunCommand(app);
   nasc::cli::addBenchCommand(app);
   nasc::cli::addInspectCommand(app);
   nasc::cli::addFisherCommand(app);
+  nasc::cli::addCapacityCommand(app, status);
+  nasc::cli::addMutateCommand(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -24,5 +27,5 @@ int main(int argc, char **argv) {
     std::cerr << "nasc: internal error: " << e.what() << "\n";
     return 2;
   }
-  return 0;
+  return status;
 }

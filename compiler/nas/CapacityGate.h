@@ -1,0 +1,116 @@
+// The capacity gate of `nasc capacity` (docs/capacity.md, "Capacity gate"): measures every proxy of
+// an ORIGINAL model and a transformed NEW one, and decides by a policy whether NEW keeps the
+// capacity of ORIGINAL. Measuring and deciding are separate, so decisions are pure functions.
+#pragma once
+
+#include "compiler/nas/FisherMeasurement.h"
+#include "compiler/nas/ShortTraining.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nasc::nas {
+
+enum class Policy { Paper, FisherLayer, FisherSeeds, Synflow, JacobCov, TrainLoss, Vote };
+
+/// The CLI names, in the order of Policy: paper, fisher-layer, fisher-seeds, synflow, jacob_cov,
+/// train-loss, vote.
+const std::vector<std::string> &policyNames();
+
+/// The name of `policy` (policyNames).
+const std::string &policyName(Policy policy);
+
+/// The policy called `name`; throws nasc::Error listing the names otherwise.
+Policy parsePolicy(const std::string &name);
+
+/// The policy used when none is given: synflow, chosen by the project's validation against
+/// trained accuracy (tools/capacity_validation.py, docs/capacity.md "Validation"): of the
+/// policies, the only one with Kendall tau >= 0.5 for its proxy (synflow +0.71) that gets >= 80%
+/// of the "keeps accuracy within 1 point" decisions right (12 of 13 with its tolerance, 11 of 13
+/// when the tolerance is chosen without the judged variant).
+inline constexpr Policy kDefaultPolicy = Policy::Synflow;
+
+/// Default tolerances of the policies that compare in log space or loss units (`--tolerance`
+/// overrides the selected policy's):
+///  - synflow: 6.5 in natural log, NEW may have up to a factor e^6.5 less synflow. Synflow is a
+///    product over the layers, so a transformation of every block conv moves it by several
+///    units: on the validation ResNet-8 the variants that kept their accuracy reached -5.0, those
+///    that lost more than a point -7.8 and below (one exception, bottleneck(8) at -3.1); 6.5
+///    sits between them;
+///  - jacob_cov: 5.0, NEW's NASWOT log-determinant may be up to 5 lower;
+///  - train-loss: 0.05 nats of mean cross-entropy more.
+inline const std::map<Policy, double> kDefaultTolerances = {
+    {Policy::Synflow, 6.5}, {Policy::JacobCov, 5.0}, {Policy::TrainLoss, 0.05}};
+
+/// The names of the proxies in a CapacityProfile, in report order: fisher, synflow, jacob_cov,
+/// snip, grad_norm (measureFisher totals, means over the seeds), train_loss
+/// (measureShortTraining), params and flops (modelCost of the model as loaded, before BN
+/// insertion; flops divided by the batch dim: one image).
+const std::vector<std::string> &capacityProxyNames();
+
+/// Everything measured on one model.
+struct CapacityProfile {
+  std::map<std::string, double> proxies;      ///< By capacityProxyNames name.
+  std::map<std::string, double> fisherLayers; ///< Mean Fisher Potential per Conv output name.
+  std::vector<double> fisherRuns;             ///< Fisher Potential total of each seed, in order.
+};
+
+/// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy.
+struct GateParams {
+  double theta = 1.0;
+  std::map<Policy, double> tolerances = kDefaultTolerances;
+};
+
+/// One policy's verdict; `reason` is a sentence naming the proxy and both values.
+struct Decision {
+  Policy policy = kDefaultPolicy;
+  bool legal = false;
+  std::string reason;
+};
+
+/// Decides `policy` on measured profiles:
+///  - paper: FP(new) >= θ·FP(original), FP the Fisher Potential total (Turner et al. 2021);
+///  - fisher-layer: min over the Conv layers of NEW also in ORIGINAL (matched by name; layers
+///    with FP_l(original) <= 0 skipped) of FP_l(new) / FP_l(original) >= θ; refused when no
+///    layer matches;
+///  - fisher-seeds: FP_s(new) >= θ·FP_s(original) for more than half of the paired seeds s;
+///  - synflow: ln synflow(new) − ln synflow(original) >= −tolerance; refused when a value is
+///    not positive;
+///  - jacob_cov: jacob_cov(new) − jacob_cov(original) >= −tolerance (both already log|det K|;
+///    −∞ (a singular K) is only legal against −∞);
+///  - train-loss: train_loss(new) <= train_loss(original) + tolerance;
+///  - vote: at least two of synflow, jacob_cov and train-loss legal.
+/// Throws nasc::Error when a profile lacks a proxy the policy reads or the seed counts differ.
+Decision decide(Policy policy, const CapacityProfile &original, const CapacityProfile &transformed,
+                const GateParams &params);
+
+/// How to measure: the zero-cost proxies with `fisher` (its proxy field is set per proxy; the same
+/// options for both models), train_loss with `training`.
+struct CapacityOptions {
+  FisherOptions fisher;
+  ShortTrainingOptions training;
+};
+
+/// Loads `modelPath` (ir::loadModelRaw, ir::prepareForTraining) and measures every proxy of
+/// capacityProxyNames. Throws every error of the loader and the measurements.
+CapacityProfile measureCapacity(const std::string &modelPath, const CapacityOptions &options);
+
+/// Throws nasc::Error naming both files when the models' graph inputs or outputs differ in
+/// count or in shape (the batch dim, dim 0, excepted).
+void checkSameInterface(const std::string &originalPath, const std::string &transformedPath);
+
+/// The gate's result: both profiles, the decision of `policy` and of every policy (policyNames
+/// order).
+struct CapacityReport {
+  CapacityProfile original, transformed;
+  Decision decision;
+  std::vector<Decision> decisions;
+};
+
+/// checkSameInterface, measureCapacity of both models, decide for every policy.
+CapacityReport runCapacityGate(const std::string &originalPath, const std::string &transformedPath,
+                               Policy policy, const CapacityOptions &options,
+                               const GateParams &params);
+
+} // namespace nasc::nas

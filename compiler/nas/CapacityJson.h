@@ -1,0 +1,17 @@
+// The JSON form of a capacity gate report, shared by `nasc capacity --json` and the metadata that
+// `nasc mutate --check-capacity` records in the model it writes.
+#pragma once
+
+#include "compiler/nas/CapacityGate.h"
+
+#include <string>
+
+namespace nasc::nas {
+
+/// {"legal": b, "policy": P, "reason": R, "proxies": {NAME: {"original": x, "new": y}, ...},
+///  "decisions": {POLICY: b, ...}}, proxies in capacityProxyNames order, decisions in policyNames
+/// order; ±infinity (jacob_cov of a singular kernel) written as ±1e308. `indent` as
+/// nlohmann::json::dump (-1: one line).
+std::string capacityJson(const CapacityReport &report, int indent);
+
+} // namespace nasc::nas

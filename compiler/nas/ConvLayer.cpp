@@ -1,0 +1,55 @@
+#include "compiler/nas/ConvLayer.h"
+
+#include "ir/Error.h"
+
+#include <algorithm>
+
+namespace nasc::nas {
+
+namespace {
+
+std::string ownInitializer(const ir::Graph &graph, const ir::Node &node, size_t input,
+                           const std::string &transform) {
+  const std::string &name = node.inputs[input];
+  if (!graph.isInitializer(name))
+    throw Error(refusal(graph, node, transform,
+                        "input '" + name + "' is not an initializer (weights computed at run "
+                                           "time cannot be reshaped)"));
+  if (graph.consumersOf(name).size() != 1)
+    throw Error(refusal(graph, node, transform,
+                        "initializer '" + name + "' is shared with other nodes"));
+  return name;
+}
+
+} // namespace
+
+std::string refusal(const ir::Graph &graph, const ir::Node &node, const std::string &transform,
+                    const std::string &why) {
+  return graph.source + ": " + node.describe() + ": " + transform + ": " + why;
+}
+
+ConvLayer convLayer(const ir::Graph &graph, const std::string &name, const std::string &transform) {
+  auto it = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                         [&](const ir::Node &n) { return n.name == name; });
+  if (it == graph.nodes.end())
+    throw Error(graph.source + ": " + transform + ": no node named '" + name + "'");
+  const ir::Node &node = *it;
+  if (node.op_type != "Conv")
+    throw Error(refusal(graph, node, transform, "only Conv nodes can be transformed"));
+  ConvLayer layer;
+  layer.node = static_cast<size_t>(it - graph.nodes.begin());
+  layer.weight = ownInitializer(graph, node, 1, transform);
+  if (node.inputs.size() > 2 && !node.inputs[2].empty())
+    layer.bias = ownInitializer(graph, node, 2, transform);
+  const ir::Shape &x = graph.shapeOf(node.inputs[0]);
+  layer.C = x.at(1);
+  layer.K = graph.initializers.at(layer.weight).shape.at(0);
+  layer.group = node.getInt("group", 1);
+  return layer;
+}
+
+int64_t perOutputChannel(const ir::Shape &shape) {
+  return ir::numElements(shape) / shape.at(0);
+}
+
+} // namespace nasc::nas

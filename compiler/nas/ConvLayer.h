@@ -1,0 +1,31 @@
+// The Conv node a neural transformation changes: its shapes, group and weight, found by name.
+#pragma once
+
+#include "ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+
+namespace nasc::nas {
+
+/// A Conv node of a graph with static shapes: X (N, C, ...), W (K, C/group, k...) an initializer
+/// that no other node reads, optional bias B (K) an initializer too.
+struct ConvLayer {
+  size_t node = 0; ///< Index in graph.nodes.
+  int64_t C = 0, K = 0, group = 1;
+  std::string weight, bias; ///< Initializer names (bias "" when absent).
+};
+
+/// The Conv node named `name` in `graph`. `transform` ("group(4)") is for messages. Throws
+/// nasc::Error naming the model file when no node has that name, it is not a Conv, or its W (or
+/// B) is not an initializer read only by it.
+ConvLayer convLayer(const ir::Graph &graph, const std::string &name, const std::string &transform);
+
+/// "model.onnx: node 'conv1' (Conv): group(4): <why>", the message of a refused transformation.
+std::string refusal(const ir::Graph &graph, const ir::Node &node, const std::string &transform,
+                    const std::string &why);
+
+/// Elements of one output channel's slice of a weight of `shape` (K, C', k...): C'·Π k.
+int64_t perOutputChannel(const ir::Shape &shape);
+
+} // namespace nasc::nas

@@ -1,0 +1,62 @@
+#include "compiler/nas/Group.h"
+
+#include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/NeuralStep.h"
+
+namespace nasc::nas {
+
+namespace {
+
+/// W' (K, C/newGroup, k...) with W'[k, c', .] = W[k, first(k) + c', .], where first(k) is the
+/// offset of k's new group inside k's old group slice: g_new(k)·C/newGroup − g_old(k)·C/oldGroup.
+ir::Tensor diagonalBlocks(const ir::Tensor &w, const ConvLayer &layer, int64_t newGroup) {
+  const int64_t oldSlice = layer.C / layer.group, newSlice = layer.C / newGroup;
+  const int64_t window = perOutputChannel(w.shape) / oldSlice;
+  ir::Shape shape = w.shape;
+  shape[1] = newSlice;
+  ir::Tensor out = ir::Tensor::zeros(shape);
+  for (int64_t k = 0; k < layer.K; ++k) {
+    const int64_t gOld = k / (layer.K / layer.group), gNew = k / (layer.K / newGroup);
+    const int64_t first = gNew * newSlice - gOld * oldSlice;
+    for (int64_t c = 0; c < newSlice; ++c)
+      for (int64_t s = 0; s < window; ++s)
+        out.f[static_cast<size_t>((k * newSlice + c) * window + s)] =
+            w.f[static_cast<size_t>((k * oldSlice + first + c) * window + s)];
+  }
+  return out;
+}
+
+void regroup(ir::Graph &graph, const ConvLayer &layer, int64_t newGroup,
+             const std::string &transform) {
+  ir::Node &node = graph.nodes[layer.node];
+  if (layer.C % newGroup != 0 || layer.K % newGroup != 0)
+    throw RefusedTransformation(refusal(
+        graph, node, transform,
+        "attribute 'group' would become " + std::to_string(newGroup) + ", which does not divide " +
+            "the input channels C = " + std::to_string(layer.C) + " and output channels K = " +
+            std::to_string(layer.K)));
+  ir::Tensor &w = graph.initializers.at(layer.weight);
+  w = diagonalBlocks(w, layer, newGroup);
+  graph.values[layer.weight].shape = w.shape;
+  node.attributes["group"] = newGroup;
+}
+
+} // namespace
+
+void group(ir::Graph &graph, const std::string &node, int64_t G) {
+  const std::string transform = "group(" + std::to_string(G) + ")";
+  const ConvLayer layer = convLayer(graph, node, transform);
+  regroup(graph, layer, layer.group * G, transform);
+}
+
+void depthwise(ir::Graph &graph, const std::string &node) {
+  const ConvLayer layer = convLayer(graph, node, "depthwise");
+  if (layer.K % layer.C != 0)
+    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], "depthwise",
+                                        "output channels K = " + std::to_string(layer.K) +
+                                            " are not a multiple of the input channels C = " +
+                                            std::to_string(layer.C)));
+  regroup(graph, layer, layer.C, "depthwise");
+}
+
+} // namespace nasc::nas

@@ -1,0 +1,36 @@
+// FLOP and parameter counts of a model, per node: what a neural transformation saves.
+#pragma once
+
+#include "ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nasc::nas {
+
+/// Cost of one node: FLOP of one run and trainable parameters.
+struct NodeCost {
+  std::string node, op;
+  double flops = 0;   ///< FLOP, 2 per multiply-accumulate.
+  int64_t params = 0; ///< Elements of the node's trainable initializers.
+};
+
+/// Per node (graph order, only nodes with FLOP or parameters) and in total.
+struct ModelCost {
+  std::vector<NodeCost> nodes;
+  double flops = 0;
+  int64_t params = 0;
+};
+
+/// FLOP and trainable parameters of `graph` (static shapes, ir::prepareForTraining), counting,
+/// as PyTorch's `parameters()` and the usual multiply-accumulate convention (thop, the NAS papers):
+///  - Conv, X (N, C, ...), W (K, C/G, k...), Y (N, K, o...): 2·N·K·Πo·(C/G)·Πk FLOP; W and B;
+///  - Gemm, A (M, F), Y (M, P): 2·M·F·P FLOP; B and C;
+///  - BatchNormalization: no FLOP (foldable into the Conv); scale and B (running mean and
+///    variance are statistics, not parameters).
+/// Other ops count nothing. Parameters are initializer elements; one read by several nodes is
+/// counted once, at its first reader.
+ModelCost modelCost(const ir::Graph &graph);
+
+} // namespace nasc::nas

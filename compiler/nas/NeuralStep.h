@@ -1,0 +1,49 @@
+// Neural transformations of a model (Turner et al., ASPLOS 2021, §4): group, depthwise,
+// bottleneck and the sequences seq1 / seq2 of a convolution, written as "NODE:transform(args)"
+// and applied to the graph.
+#pragma once
+
+#include "ir/Error.h"
+#include "ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nasc::nas {
+
+/// One neural transformation of one Conv node, e.g. {"layer1.0.conv1", "group", {4}}.
+struct NeuralStep {
+  std::string node;
+  std::string transform; ///< "group", "depthwise", "bottleneck", "seq1" or "seq2".
+  std::vector<int64_t> args;
+
+  /// "layer1.0.conv1:group(4)", the text parseNeuralStep reads.
+  std::string toString() const;
+};
+
+/// The transformation names with their argument forms: "group(G)", "depthwise",
+/// "bottleneck(B)", "seq1(G1,...,Gp)", "seq2(u,G)".
+const std::vector<std::string> &neuralTransformNames();
+
+/// Parses "NODE:transform(args)": NODE is everything before the last ':' (node names may contain
+/// ':'), args are positive integers. Throws nasc::Error quoting `text` for a missing node, an
+/// unknown transformation or the wrong number or kind of arguments.
+NeuralStep parseNeuralStep(const std::string &text);
+
+/// A neural transformation the model's structure does not allow (a group count that does not
+/// divide the channels, a residual Add whose branches would disagree, ...). `what()` names the
+/// model file, the node, the transformation and why.
+class RefusedTransformation : public Error {
+public:
+  explicit RefusedTransformation(const std::string &message) : Error(message) {}
+};
+
+/// `graph` with `step` applied, every value's shape inferred again. `graph` must have static
+/// shapes (ir::prepareForTraining). Weights are sliced, not re-initialised: the kept output
+/// channels, and of every kept kernel the input channels it still reads (see Group.h,
+/// Bottleneck.h, Seq.h). Graph outputs keep their shapes. Throws RefusedTransformation for a structural
+/// refusal, nasc::Error for a node that is not a Conv with an initializer weight.
+ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step);
+
+} // namespace nasc::nas

@@ -1,0 +1,104 @@
+#include "compiler/nas/Seq.h"
+
+#include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/Group.h"
+#include "compiler/nas/NeuralStep.h"
+#include "ir/passes/GraphEdit.h"
+
+#include <algorithm>
+
+namespace nasc::nas {
+
+namespace {
+
+/// A part of the output channels: [begin, begin + count), computed with `group` groups.
+struct Part {
+  int64_t begin, count, group;
+};
+
+ir::Tensor rows(const ir::Tensor &t, int64_t begin, int64_t count) {
+  const int64_t row = t.size() / t.shape[0];
+  ir::Shape shape = t.shape;
+  shape[0] = count;
+  ir::Tensor out = ir::Tensor::zeros(shape);
+  std::copy_n(t.f.begin() + begin * row, count * row, out.f.begin());
+  return out;
+}
+
+std::string addRows(ir::Graph &graph, const std::string &from, const Part &part,
+                    const std::string &suffix) {
+  const std::string name = ir::freshName(graph, from + suffix);
+  graph.initializers[name] = rows(graph.initializers.at(from), part.begin, part.count);
+  graph.values[name] = {ir::DType::Float32, graph.initializers[name].shape};
+  return name;
+}
+
+/// Replaces Conv `layer` by one Conv per part and a Concat, then groups the parts.
+void splitOutputs(ir::Graph &graph, const ConvLayer &layer, const std::vector<Part> &parts) {
+  const ir::Node conv = graph.nodes[layer.node];
+  std::vector<ir::Node> replacement;
+  ir::Node concat{ir::freshName(graph, conv.name + "_concat"), "Concat", {}, conv.outputs, {}};
+  concat.attributes["axis"] = int64_t{1};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string suffix = "_part" + std::to_string(i);
+    ir::Node part = conv;
+    part.name = ir::freshName(graph, conv.name + suffix);
+    part.inputs[1] = addRows(graph, layer.weight, parts[i], suffix);
+    if (!layer.bias.empty())
+      part.inputs[2] = addRows(graph, layer.bias, parts[i], suffix);
+    part.outputs = {ir::freshName(graph, conv.outputs.at(0) + suffix)};
+    graph.values[part.outputs[0]] = {};
+    concat.inputs.push_back(part.outputs[0]);
+    replacement.push_back(std::move(part));
+  }
+  replacement.push_back(std::move(concat));
+  const auto at = graph.nodes.begin() + static_cast<std::ptrdiff_t>(layer.node);
+  graph.nodes.insert(graph.nodes.erase(at), replacement.begin(), replacement.end());
+  ir::removeUnusedInitializers(graph);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    graph.values.erase(replacement[i].outputs[0]);
+    if (parts[i].group > 1)
+      group(graph, replacement[i].name, parts[i].group);
+  }
+}
+
+ConvLayer denseLayer(const ir::Graph &graph, const std::string &node, const std::string &transform) {
+  const ConvLayer layer = convLayer(graph, node, transform);
+  if (layer.group != 1)
+    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], transform,
+                                        "the Conv is already grouped (attribute 'group' = " +
+                                            std::to_string(layer.group) + ")"));
+  return layer;
+}
+
+} // namespace
+
+void seq1(ir::Graph &graph, const std::string &node, const std::vector<int64_t> &groups) {
+  std::string transform = "seq1(";
+  for (size_t i = 0; i < groups.size(); ++i)
+    transform += (i ? ", " : "") + std::to_string(groups[i]);
+  transform += ")";
+  const ConvLayer layer = denseLayer(graph, node, transform);
+  const int64_t p = static_cast<int64_t>(groups.size());
+  if (layer.K % p != 0)
+    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], transform,
+                                        std::to_string(p) + " parts do not divide the K = " +
+                                            std::to_string(layer.K) + " output channels"));
+  std::vector<Part> parts;
+  for (int64_t i = 0; i < p; ++i)
+    parts.push_back({i * layer.K / p, layer.K / p, groups[static_cast<size_t>(i)]});
+  splitOutputs(graph, layer, parts);
+}
+
+void seq2(ir::Graph &graph, const std::string &node, int64_t u, int64_t G) {
+  const std::string transform = "seq2(" + std::to_string(u) + ", " + std::to_string(G) + ")";
+  const ConvLayer layer = denseLayer(graph, node, transform);
+  if (u >= layer.K)
+    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], transform,
+                                        "u = " + std::to_string(u) + " leaves none of the K = " +
+                                            std::to_string(layer.K) +
+                                            " output channels to group"));
+  splitOutputs(graph, layer, {{0, u, 1}, {u, layer.K - u, G}});
+}
+
+} // namespace nasc::nas

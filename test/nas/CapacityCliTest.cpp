@@ -1,0 +1,139 @@
+// `nasc capacity`: exit status 0 / 3 by the decision, the JSON contract, and errors for models of
+// different tasks, on small CNN specs written by the test; `nasc mutate --check-capacity` records
+// the same decision in the model it writes.
+#include "test/support/CliRun.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <map>
+
+namespace {
+
+using Result = nasc::test::CliResult;
+
+/// Fast measurement options: small batch, one seed, few SGD steps.
+const std::string kFast = " --batch 16 --seeds 1 --steps 3";
+
+/// Writes a CNN spec: x (1, channels, 16, 16) -> Conv 3x3 pad 1 (`width`) -> Relu -> Conv 3x3
+/// stride 2 pad 1 (`width`) -> Relu -> GlobalAveragePool -> Flatten -> Gemm to `classes`; He-normal
+/// weights. Returns its path.
+std::string writeCnn(const std::string &name, int width, int channels = 1, int classes = 10) {
+  const std::string path = std::string(NASC_BINARY_DIR) + "/capacity_cli_" + name + ".json";
+  const nlohmann::json spec = {
+      {"inputs", {{{"name", "x"}, {"shape", {1, channels, 16, 16}}}}},
+      {"outputs", {"logits"}},
+      {"nodes",
+       {{{"op_type", "Conv"},
+         {"inputs", {"x", "w1"}},
+         {"outputs", {"c1"}},
+         {"attributes", {{"pads", {1, 1, 1, 1}}}}},
+        {{"op_type", "Relu"}, {"inputs", {"c1"}}, {"outputs", {"r1"}}},
+        {{"op_type", "Conv"},
+         {"inputs", {"r1", "w2"}},
+         {"outputs", {"c2"}},
+         {"attributes", {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}}},
+        {{"op_type", "Relu"}, {"inputs", {"c2"}}, {"outputs", {"r2"}}},
+        {{"op_type", "GlobalAveragePool"}, {"inputs", {"r2"}}, {"outputs", {"g"}}},
+        {{"op_type", "Flatten"}, {"inputs", {"g"}}, {"outputs", {"f"}}},
+        {{"op_type", "Gemm"},
+         {"inputs", {"f", "fc", "fcb"}},
+         {"outputs", {"logits"}},
+         {"attributes", {{"transB", 1}}}}}},
+      {"initializers",
+       {{{"name", "w1"}, {"shape", {width, channels, 3, 3}}, {"init", "he_normal"}, {"seed", 1}},
+        {{"name", "w2"}, {"shape", {width, width, 3, 3}}, {"init", "he_normal"}, {"seed", 2}},
+        {{"name", "fc"}, {"shape", {classes, width}}, {"init", "he_normal"}, {"seed", 3}},
+        {{"name", "fcb"}, {"shape", {classes}}, {"init", "zeros"}}}}};
+  std::ofstream(path) << spec.dump();
+  return path;
+}
+
+Result nascCapacity(const std::string &args) { return nasc::test::runNasc("capacity " + args); }
+
+} // namespace
+
+TEST_CASE("nasc capacity: a model keeps its own capacity under paper (exit 0)",
+          "[nas][cli][capacity]") {
+  const std::string model = writeCnn("wide", 16);
+  const Result r = nascCapacity(model + " " + model + " --policy paper" + kFast);
+  INFO(r.output);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.output, Catch::Contains("paper: legal") && Catch::Contains("train_loss") &&
+                           Catch::Contains("Fisher Potential"));
+}
+
+TEST_CASE("nasc capacity --json: the contract, every proxy and every policy's decision",
+          "[nas][cli][capacity]") {
+  const std::string wide = writeCnn("wide", 16), narrow = writeCnn("narrow", 1);
+  const Result r =
+      nascCapacity(wide + " " + narrow + " --policy synflow --tolerance 1 --json" + kFast);
+  INFO(r.output);
+  // Width 16 -> 1 divides every Conv's synflow by far more than e (tolerance 1).
+  CHECK(r.status == 3);
+  const nlohmann::json got = nlohmann::json::parse(r.output);
+  CHECK(got.size() == 5);
+  CHECK(got["legal"] == false);
+  CHECK(got["policy"] == "synflow");
+  CHECK_THAT(got["reason"].get<std::string>(), Catch::Contains("synflow"));
+  for (const std::string name :
+       {"fisher", "synflow", "jacob_cov", "snip", "grad_norm", "train_loss", "params", "flops"}) {
+    INFO(name);
+    REQUIRE(got["proxies"][name]["original"].is_number());
+    REQUIRE(got["proxies"][name]["new"].is_number());
+  }
+  CHECK(got["proxies"].size() == 8);
+  // 16·1·9 + 16·16·9 + 10·16 + 10 against 1·1·9 + 1·1·9 + 10·1 + 10.
+  CHECK(got["proxies"]["params"]["original"] == 2618.0);
+  CHECK(got["proxies"]["params"]["new"] == 38.0);
+  for (const std::string policy :
+       {"paper", "fisher-layer", "fisher-seeds", "synflow", "jacob_cov", "train-loss", "vote"})
+    CHECK(got["decisions"][policy].is_boolean());
+  CHECK(got["decisions"].size() == 7);
+  CHECK(got["decisions"]["synflow"] == false);
+}
+
+TEST_CASE("nasc capacity refuses models of different tasks and bad options",
+          "[nas][cli][capacity]") {
+  const std::string model = writeCnn("wide", 16);
+  const std::string rgb = writeCnn("rgb", 16, 3), fiveClasses = writeCnn("five", 16, 1, 5);
+  for (const std::string &other : {rgb, fiveClasses}) {
+    const Result r = nascCapacity(model + " " + other + kFast);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.output, Catch::Contains(model) && Catch::Contains(other));
+  }
+  const Result policy = nascCapacity(model + " " + model + " --policy best");
+  CHECK(policy.status != 0);
+  CHECK(policy.status != 3);
+  const Result tolerance = nascCapacity(model + " " + model + " --policy paper --tolerance 1");
+  CHECK(tolerance.status == 1);
+  CHECK_THAT(tolerance.output, Catch::Contains("--theta"));
+}
+
+TEST_CASE("nasc mutate --check-capacity records the gate's decision that nasc capacity gives",
+          "[nas][cli][capacity]") {
+  const std::string model = writeCnn("mutate_base", 16);
+  const std::string mutated = std::string(NASC_BINARY_DIR) + "/capacity_cli_mutated.onnx";
+  const Result m = nasc::test::runNasc("mutate " + model + " --apply 'c2:group(4)' -o " + mutated +
+                                       " --check-capacity --policy paper" + kFast);
+  INFO(m.output);
+  REQUIRE((m.status == 0 || m.status == 3));
+  CHECK_THAT(m.output, Catch::Contains("capacity (paper): "));
+  onnx::ModelProto proto;
+  std::ifstream in(mutated, std::ios::binary);
+  REQUIRE(proto.ParseFromIstream(&in));
+  std::map<std::string, std::string> metadata;
+  for (const auto &entry : proto.metadata_props())
+    metadata[entry.key()] = entry.value();
+  CHECK(metadata["nasc.transformations"] == "c2:group(4)");
+  const nlohmann::json recorded = nlohmann::json::parse(metadata.at("nasc.capacity"));
+  CHECK(recorded["policy"] == "paper");
+  CHECK(recorded["legal"] == (m.status == 0));
+  const Result c = nascCapacity(model + " " + mutated + " --policy paper --json" + kFast);
+  const nlohmann::json direct = nlohmann::json::parse(c.output);
+  CHECK(direct["legal"] == recorded["legal"]);
+  CHECK(direct["proxies"] == recorded["proxies"]);
+}

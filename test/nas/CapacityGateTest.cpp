@@ -1,0 +1,124 @@
+// The capacity gate's policies (compiler/nas/CapacityGate.h) on given proxy values, checked
+// against the formulas by hand.
+#include "compiler/nas/CapacityGate.h"
+#include "ir/Error.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using namespace nasc;
+using nas::Policy;
+
+/// A profile with every proxy set to `base` unless overridden.
+nas::CapacityProfile profile(std::map<std::string, double> overrides, double base = 1.0) {
+  nas::CapacityProfile p;
+  for (const std::string &name : nas::capacityProxyNames())
+    p.proxies[name] = base;
+  for (const auto &[name, value] : overrides)
+    p.proxies[name] = value;
+  return p;
+}
+
+bool legal(Policy policy, const nas::CapacityProfile &original,
+           const nas::CapacityProfile &transformed, nas::GateParams params = {}) {
+  return nas::decide(policy, original, transformed, params).legal;
+}
+
+} // namespace
+
+TEST_CASE("paper: FP(new) >= theta * FP(original), boundary included", "[nas][capacity]") {
+  const auto original = profile({{"fisher", 2.0}});
+  nas::GateParams params;
+  params.theta = 0.5;
+  CHECK(legal(Policy::Paper, original, profile({{"fisher", 1.0}}), params));
+  CHECK_FALSE(legal(Policy::Paper, original, profile({{"fisher", 0.999}}), params));
+  CHECK(legal(Policy::Paper, original, profile({{"fisher", 2.0}})));
+  CHECK_FALSE(legal(Policy::Paper, original, profile({{"fisher", 1.99}})));
+  const nas::Decision d = nas::decide(Policy::Paper, original, profile({{"fisher", 1.5}}), {});
+  CHECK(d.policy == Policy::Paper);
+  CHECK_THAT(d.reason,
+             Catch::Contains("Fisher Potential") && Catch::Contains("1.5") && Catch::Contains("2"));
+}
+
+TEST_CASE("fisher-layer: smallest ratio over the layers NEW shares with ORIGINAL",
+          "[nas][capacity]") {
+  auto original = profile({}), transformed = profile({});
+  original.fisherLayers = {{"a", 4.0}, {"b", 2.0}, {"gone", 1.0}};
+  transformed.fisherLayers = {{"a", 8.0}, {"b", 1.5}, {"added", 1e-9}};
+  nas::GateParams params;
+  params.theta = 0.75; // ratios: a 2, b 0.75 ("added" ignored, "gone" unmatched)
+  CHECK(legal(Policy::FisherLayer, original, transformed, params));
+  params.theta = 0.76;
+  const nas::Decision d = nas::decide(Policy::FisherLayer, original, transformed, params);
+  CHECK_FALSE(d.legal);
+  CHECK_THAT(d.reason, Catch::Contains("'b'") && Catch::Contains("0.75"));
+  transformed.fisherLayers = {{"added", 1.0}};
+  CHECK_FALSE(legal(Policy::FisherLayer, original, transformed));
+}
+
+TEST_CASE("fisher-seeds: a strict majority of the paired seeds", "[nas][capacity]") {
+  auto original = profile({}), transformed = profile({});
+  original.fisherRuns = {1.0, 2.0, 3.0};
+  transformed.fisherRuns = {1.0, 1.9, 3.1}; // seeds 0 and 2 pass at theta 1
+  CHECK(legal(Policy::FisherSeeds, original, transformed));
+  transformed.fisherRuns = {0.9, 1.9, 3.1};
+  CHECK_FALSE(legal(Policy::FisherSeeds, original, transformed));
+  original.fisherRuns = {1.0, 2.0};
+  transformed.fisherRuns = {1.0, 1.0}; // 1 of 2 is no majority
+  CHECK_FALSE(legal(Policy::FisherSeeds, original, transformed));
+  transformed.fisherRuns = {1.0};
+  CHECK_THROWS_AS(nas::decide(Policy::FisherSeeds, original, transformed, {}), Error);
+}
+
+TEST_CASE("synflow: natural-log ratio against the tolerance; non-positive values refused",
+          "[nas][capacity]") {
+  const auto original = profile({{"synflow", 1e30}});
+  // ln(1e30 / e^t) - ln(1e30) = -t exactly at the default tolerance t.
+  const double t = nas::kDefaultTolerances.at(Policy::Synflow);
+  CHECK(legal(Policy::Synflow, original, profile({{"synflow", 1e30 / std::exp(t) * 1.000001}})));
+  CHECK_FALSE(legal(Policy::Synflow, original, profile({{"synflow", 1e30 / std::exp(t) / 1.001}})));
+  nas::GateParams params;
+  params.tolerances[Policy::Synflow] = std::log(100.0) + 1e-9;
+  CHECK(legal(Policy::Synflow, original, profile({{"synflow", 1e28}}), params));
+  const nas::Decision d = nas::decide(Policy::Synflow, original, profile({{"synflow", 0.0}}), {});
+  CHECK_FALSE(d.legal);
+  CHECK_THAT(d.reason, Catch::Contains("not positive"));
+}
+
+TEST_CASE("jacob_cov: difference of log-determinants against the tolerance", "[nas][capacity]") {
+  const auto original = profile({{"jacob_cov", 100.0}});
+  CHECK(legal(Policy::JacobCov, original, profile({{"jacob_cov", 95.0}})));
+  CHECK_FALSE(legal(Policy::JacobCov, original, profile({{"jacob_cov", 94.9}})));
+  const double minusInf = -std::numeric_limits<double>::infinity();
+  CHECK_FALSE(legal(Policy::JacobCov, original, profile({{"jacob_cov", minusInf}})));
+  CHECK(legal(Policy::JacobCov, profile({{"jacob_cov", minusInf}}),
+              profile({{"jacob_cov", minusInf}})));
+}
+
+TEST_CASE("train-loss: new loss at most the original's plus the tolerance", "[nas][capacity]") {
+  const auto original = profile({{"train_loss", 1.0}});
+  CHECK(legal(Policy::TrainLoss, original, profile({{"train_loss", 1.04}})));
+  CHECK_FALSE(legal(Policy::TrainLoss, original, profile({{"train_loss", 1.06}})));
+  CHECK(legal(Policy::TrainLoss, original, profile({{"train_loss", 0.5}})));
+}
+
+TEST_CASE("vote: at least two of synflow, jacob_cov and train-loss", "[nas][capacity]") {
+  const auto original = profile({{"synflow", 100.0}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
+  const auto synflowBad = profile({{"synflow", 1e-10}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
+  const auto twoBad = profile({{"synflow", 1e-10}, {"jacob_cov", 10.0}, {"train_loss", 1.0}});
+  CHECK(legal(Policy::Vote, original, synflowBad));
+  const nas::Decision d = nas::decide(Policy::Vote, original, twoBad, {});
+  CHECK_FALSE(d.legal);
+  CHECK_THAT(d.reason, Catch::Contains("1 of 3"));
+}
+
+TEST_CASE("policy names round-trip and unknown names are refused", "[nas][capacity]") {
+  for (const std::string &name : nas::policyNames())
+    CHECK(nas::policyName(nas::parsePolicy(name)) == name);
+  CHECK_THROWS_WITH(nas::parsePolicy("fisher"), Catch::Contains("paper, fisher-layer"));
+  CHECK_THROWS_AS(nas::decide(Policy::Paper, nas::CapacityProfile{}, profile({}), {}), Error);
+}

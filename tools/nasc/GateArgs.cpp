@@ -1,0 +1,100 @@
+#include "tools/nasc/GateArgs.h"
+
+#include "ir/Error.h"
+
+#include <sstream>
+
+namespace nasc::cli {
+
+namespace {
+
+/// θ and the tolerances, --tolerance replacing the selected policy's; an error for a policy
+/// without a tolerance.
+nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
+  nas::GateParams params;
+  params.theta = args.theta;
+  if (!args.tolerance)
+    return params;
+  if (!params.tolerances.count(policy))
+    throw Error(
+        "capacity: --tolerance applies to the synflow, jacob_cov and train-loss "
+        "policies, not to '" +
+        args.policy + "' (" +
+        (policy == nas::Policy::Vote ? "its members use their own tolerances" : "use --theta") +
+        ")");
+  params.tolerances[policy] = *args.tolerance;
+  return params;
+}
+
+/// --policy help: one line per policy.
+const char *kPolicyHelp =
+    "Decision rule, one of:\n"
+    "paper: Fisher Potential FP(new) >= theta * FP(original) (Turner et al. 2021)\n"
+    "fisher-layer: min over Conv layers (by name) of FP_l(new) / FP_l(original) >= theta\n"
+    "fisher-seeds: FP(new) >= theta * FP(original) in a majority of the paired seeds\n"
+    "synflow: ln synflow(new) - ln synflow(original) >= -tolerance\n"
+    "jacob_cov: jacob_cov(new) - jacob_cov(original) >= -tolerance (log-determinants)\n"
+    "train-loss: train_loss(new) <= train_loss(original) + tolerance\n"
+    "vote: at least 2 of synflow, jacob_cov, train-loss legal";
+
+/// --tolerance help with the default of each policy that has one.
+std::string toleranceHelp() {
+  std::ostringstream help;
+  help << "Tolerance of the selected policy (defaults";
+  std::string separator = ": ";
+  for (const auto &[policy, tolerance] : nas::kDefaultTolerances) {
+    help << separator << nas::policyName(policy) << " " << tolerance;
+    separator = ", ";
+  }
+  help << ")";
+  return help.str();
+}
+
+/// The --steps help with the other short-training defaults.
+std::string stepsHelp() {
+  const nas::ShortTrainingOptions training;
+  std::ostringstream help;
+  help << "SGD steps of train_loss (batch " << training.batch << ", lr " << training.lr
+       << ", mean loss of the last " << training.window << " steps)";
+  return help.str();
+}
+
+} // namespace
+
+void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed) {
+  cmd.add_option("--policy", args.policy, kPolicyHelp)
+      ->check(CLI::IsMember(nas::policyNames()))
+      ->capture_default_str();
+  cmd.add_option("--theta", args.theta, "Threshold of paper, fisher-layer and fisher-seeds")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--tolerance", args.tolerance, toleranceHelp())->check(CLI::NonNegativeNumber);
+  cmd.add_option("--batch", args.batch, "Images in the zero-cost proxies' batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  if (withSeed)
+    cmd.add_option("--seed", args.seed, "Seed of the first He initialisation")
+        ->capture_default_str();
+  cmd.add_option("--seeds", args.seeds,
+                 "Initialisations averaged (every proxy; fisher-seeds pairs them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--steps", args.steps, stepsHelp())
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+nas::CapacityReport runGate(const GateArgs &args, const std::string &original,
+                            const std::string &transformed) {
+  const nas::Policy policy = nas::parsePolicy(args.policy);
+  nas::CapacityOptions options;
+  options.fisher.batch = args.batch;
+  options.fisher.seed = args.seed;
+  options.fisher.seeds = args.seeds;
+  options.training.seed = args.seed;
+  options.training.seeds = args.seeds;
+  options.training.steps = args.steps;
+  return nas::runCapacityGate(original, transformed, policy, options, gateParams(args, policy));
+}
+
+} // namespace nasc::cli
