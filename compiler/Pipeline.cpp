@@ -48,12 +48,19 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
   std::vector<int> entries = matchSchedule(model.program, schedule);
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
+    const bool fromFile = entries[c] >= 0;
+    KernelSchedule trace =
+        fromFile ? schedule.kernels[static_cast<size_t>(entries[c])]
+                 : KernelSchedule{kernelNode(model.program.calls[c]),
+                                  defaultLayoutSteps(model.program.calls[c].kernel)};
+    applyLayoutSteps(model.program, c, trace, model.schedule.source);
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
     model.dependences.push_back(poly::computeDependences(scop, call.kernel));
-    KernelSchedule trace =
-        entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
-                        : defaultTrace(scop, model.dependences.back(), call.kernel, kernelNode(call));
+    if (!fromFile) {
+      KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node);
+      trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
+    }
     scop.schedule = applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
     model.asts.push_back(poly::generateAst(scop));
     model.scops.push_back(std::move(scop));

@@ -1,6 +1,7 @@
 #include "compiler/transforms/DefaultSchedule.h"
 
 #include "compiler/transforms/BandLookup.h"
+#include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "polyhedral/ParallelLoops.h"
@@ -31,6 +32,19 @@ void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
 bool usesIterator(const ir::Access &access, size_t d) {
   return std::any_of(access.index.begin(), access.index.end(),
                      [d](const ir::AffineExpr &e) { return d < e.coeffs.size() && e.coeffs[d] != 0; });
+}
+
+/// Whether every load that uses iterator `d` moves by 1 element per iteration of it (it is the
+/// last index, with coefficient 1): a vector over `d` then reads contiguous elements.
+bool unitStride(const ir::Statement &st, size_t d) {
+  std::vector<const ir::Access *> loads;
+  collectLoads(st.value, loads);
+  return std::all_of(loads.begin(), loads.end(), [d](const ir::Access *a) {
+    for (size_t i = 0; i + 1 < a->index.size(); ++i)
+      if (d < a->index[i].coeffs.size() && a->index[i].coeffs[d] != 0)
+        return false;
+    return !usesIterator(*a, d) || a->index.back().coeffs[d] == 1;
+  });
 }
 
 std::vector<int> identityOrder(size_t depth) {
@@ -86,6 +100,32 @@ public:
                                    {"factor", {factor}}, {"band", {0}}}});
   }
 
+  /// The register tile of a statement over a box (docs/performance.md): split
+  /// defaultJamDimension J by kTileRows and the innermost output dimension O by a width of
+  /// kTileWidths that divides it, order the loops (outer outputs with J0 and O0, reductions, J1,
+  /// O1) and unroll J1. Returns false, adding nothing, when the statement does not qualify.
+  bool registerTile(const ir::Statement &st) {
+    std::optional<RegisterTile> tile = defaultRegisterTile(st);
+    if (!tile)
+      return false;
+    const int J = static_cast<int>(tile->jam), O = static_cast<int>(tile->width);
+    auto mapped = [&](int d) { return d + (d > J ? 1 : 0) + (d > O ? 1 : 0); };
+    std::vector<int> order, reductions;
+    for (int d = 0; d < static_cast<int>(st.depth()); ++d)
+      (isReductionDim(st, static_cast<size_t>(d)) ? reductions : order).push_back(mapped(d));
+    order.insert(order.end(), reductions.begin(), reductions.end());
+    order.push_back(J + 1);
+    order.push_back(mapped(O) + 1);
+    return tryStep({"split", {st.name}, {{"member", {J}}, {"factor", {tile->rows}}, {"band", {0}}}}) &&
+           tryStep({"split", {st.name},
+                    {{"member", {mapped(O)}}, {"factor", {tile->columns}}, {"band", {0}}}}) &&
+           tryStep({"interchange", {st.name}, {{"order", order}}}) &&
+           tryStep({"unroll", {st.name},
+                    {{"member", {static_cast<int>(order.size()) - 2}},
+                     {"factor", {tile->rows}},
+                     {"band", {0}}}});
+  }
+
   void parallelizeOutermost(const ir::Statement &st) {
     if (st.depth() == 0)
       return;
@@ -104,6 +144,29 @@ private:
 };
 
 } // namespace
+
+std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st) {
+  std::optional<size_t> jam = defaultJamDimension(st);
+  if (!jam || !st.constraints.empty())
+    return std::nullopt;
+  const size_t width = static_cast<size_t>(defaultLoopOrder(st).back());
+  if (*jam > width || !unitStride(st, width))
+    return std::nullopt;
+  const int64_t rows = st.extents[*jam] % kTileRows == 0 ? kTileRows : 0;
+  auto columns = std::find_if(kTileWidths.begin(), kTileWidths.end(),
+                              [&](int w) { return st.extents[width] % w == 0; });
+  if (rows == 0 || columns == kTileWidths.end())
+    return std::nullopt;
+  return RegisterTile{*jam, width, static_cast<int>(rows), *columns};
+}
+
+std::vector<ScheduleStep> defaultLayoutSteps(const ir::Kernel &kernel) {
+  std::vector<ScheduleStep> steps;
+  for (const ir::Statement &st : kernel.statements)
+    if (isZeroPaddedConvolution(kernel, st.name))
+      steps.push_back({"pad_input", {st.name}, {}});
+  return steps;
+}
 
 std::optional<size_t> defaultJamDimension(const ir::Statement &st) {
   std::vector<int> order = defaultLoopOrder(st);
@@ -149,8 +212,10 @@ KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &dep
                             const ir::Kernel &kernel, const std::string &node) {
   TraceBuilder builder(scop, deps, node);
   for (const ir::Statement &st : kernel.statements) {
-    builder.interchangeToDefault(st);
-    builder.jam(st);
+    if (!builder.registerTile(st)) {
+      builder.interchangeToDefault(st);
+      builder.jam(st);
+    }
     builder.parallelizeOutermost(st);
   }
   return builder.trace();

@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
+#include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
@@ -52,6 +53,10 @@ isl::schedule applyVectorize(const poly::Scop &scop, const poly::Dependences &de
                    step.scalar("band"));
 }
 
+void applyPadInput(ir::Program &program, size_t call, const ScheduleStep &step) {
+  padInput(program, call, statement(step));
+}
+
 ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::nullopt}; }
 ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
 ArgumentSpec bandArg() { return {"band", false, 0}; }
@@ -65,6 +70,7 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"unroll", false, {scalarArg("member"), scalarArg("factor"), bandArg()}, applyUnroll},
       {"vectorize", false, {scalarArg("member"), {"width", false, 0}, bandArg()}, applyVectorize},
       {"parallelize", false, {scalarArg("member"), bandArg()}, applyParallelize},
+      {"pad_input", false, {}, nullptr, applyPadInput},
   };
 }
 
@@ -89,7 +95,33 @@ isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
     throw Error("unknown schedule primitive '" + step.primitive + "'");
   if (step.statements.empty())
     throw Error(step.primitive + ": no statement given");
-  return spec->apply(scop, deps, step);
+  return spec->apply ? spec->apply(scop, deps, step) : scop.schedule;
+}
+
+namespace {
+
+StaleScheduleStep staleStep(const std::string &source, const KernelSchedule &trace, size_t i,
+                            const Error &e) {
+  return StaleScheduleStep(source + ": node '" + trace.node + "' step " + std::to_string(i + 1) +
+                           " " + trace.steps[i].toString() + " does not apply: " + e.what());
+}
+
+} // namespace
+
+void applyLayoutSteps(ir::Program &program, size_t call, const KernelSchedule &trace,
+                      const std::string &source) {
+  for (size_t i = 0; i < trace.steps.size(); ++i) {
+    const PrimitiveSpec *spec = findPrimitive(trace.steps[i].primitive);
+    if (!spec || !spec->applyLayout)
+      continue;
+    try {
+      if (trace.steps[i].statements.empty())
+        throw Error(spec->name + ": no statement given");
+      spec->applyLayout(program, call, trace.steps[i]);
+    } catch (const Error &e) {
+      throw staleStep(source, trace, i, e);
+    }
+  }
 }
 
 isl::schedule applyTrace(const poly::Scop &scop, const poly::Dependences &deps,
@@ -99,9 +131,7 @@ isl::schedule applyTrace(const poly::Scop &scop, const poly::Dependences &deps,
     try {
       current.schedule = applyStep(current, deps, trace.steps[i]);
     } catch (const Error &e) {
-      throw StaleScheduleStep(source + ": node '" + trace.node + "' step " +
-                              std::to_string(i + 1) + " " + trace.steps[i].toString() +
-                              " does not apply: " + e.what());
+      throw staleStep(source, trace, i, e);
     }
   }
   return current.schedule;

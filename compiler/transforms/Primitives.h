@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/transforms/ScheduleTrace.h"
+#include "ir/Program.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
 
@@ -22,14 +23,17 @@ struct ArgumentSpec {
   std::optional<int> defaultValue;
 };
 
-/// A schedule primitive: its name in traces, whether it takes several statements (fuse) or
-/// one, its arguments, and the call that applies a step of it (the free function of
-/// compiler/transforms/<Primitive>.h, which throws its typed errors).
+/// A primitive: its name in traces, whether it takes several statements (fuse) or one, its
+/// arguments, and the call that applies a step of it (the free function of
+/// compiler/transforms/<Primitive>.h, which throws its typed errors). A schedule primitive
+/// (`apply`) changes the schedule tree; a layout primitive (`applyLayout`, e.g. pad_input)
+/// changes the kernel and its program's buffers, before the Scop is built.
 struct PrimitiveSpec {
   std::string name;
   bool manyStatements = false;
   std::vector<ArgumentSpec> arguments;
   isl::schedule (*apply)(const poly::Scop &, const poly::Dependences &, const ScheduleStep &);
+  void (*applyLayout)(ir::Program &, size_t call, const ScheduleStep &) = nullptr;
 };
 
 /// Every primitive, in the order docs/schedules.md lists them.
@@ -38,10 +42,17 @@ const std::vector<PrimitiveSpec> &primitives();
 /// The primitive named `name`, or nullptr.
 const PrimitiveSpec *findPrimitive(const std::string &name);
 
-/// `scop.schedule` with `step` applied. Throws nasc::Error for an unknown primitive or a
+/// `scop.schedule` with `step` applied (unchanged for a layout primitive, which
+/// applyLayoutSteps applied to the kernel). Throws nasc::Error for an unknown primitive or a
 /// missing argument, and the primitive's typed errors (IllegalTransformation, ...).
 isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
                         const ScheduleStep &step);
+
+/// Applies the layout steps of `trace` (pad_input), in order, to the kernel of
+/// program.calls[call] and to `program`'s buffers; the trace's other steps are left to
+/// applyTrace. Throws StaleScheduleStep as applyTrace does.
+void applyLayoutSteps(ir::Program &program, size_t call, const KernelSchedule &trace,
+                      const std::string &source);
 
 /// `scop.schedule` (the initial schedule of poly::buildScop) with the steps of `trace` applied
 /// in order. Throws StaleScheduleStep naming `source`, the node and the step (1-based) when a

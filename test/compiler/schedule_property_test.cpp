@@ -1,9 +1,11 @@
 // Property test of the schedule primitives (issue #3): for each kernel kind (dense, grouped,
 // depthwise, 1x1 and strided convolutions, pooling, Gemm) on small shapes, at least 200 random
-// legal traces (test::RandomTraceGenerator) are applied through lowerToPolyhedral, JIT-compiled
-// with two threads and run; every result must equal the Eigen reference executor.
+// legal traces (test::RandomTraceGenerator, after the default trace's layout steps) are applied
+// through lowerToPolyhedral, JIT-compiled with two threads and run; every result must equal the
+// Eigen reference executor.
 #include "compiler/CompiledModel.h"
 #include "compiler/Pipeline.h"
+#include "compiler/transforms/Primitives.h"
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
@@ -66,6 +68,16 @@ ir::Tensor randomInput(const ir::Shape &shape) {
   return t;
 }
 
+/// The layout steps (pad_input) of `trace`: the kernels the generators draw for were built with
+/// them, so every drawn trace starts with them.
+compiler::KernelSchedule layoutSteps(const compiler::KernelSchedule &trace) {
+  compiler::KernelSchedule layout{trace.node, {}};
+  for (const compiler::ScheduleStep &step : trace.steps)
+    if (compiler::findPrimitive(step.primitive)->applyLayout)
+      layout.steps.push_back(step);
+  return layout;
+}
+
 /// Draws random legal traces for every kernel of `kind`'s model until `kTracesPerKind` non-empty
 /// ones were checked against the reference; returns how often each primitive was applied.
 std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
@@ -90,7 +102,10 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
     bool nonEmpty = false;
     for (size_t c = 0; c < generators.size(); ++c) {
       int attempts = std::uniform_int_distribution<int>(1, 6)(rng);
-      schedule.kernels.push_back(generators[c].draw(base.schedule.kernels[c].node, attempts));
+      compiler::KernelSchedule trace = layoutSteps(base.schedule.kernels[c]);
+      compiler::KernelSchedule drawn = generators[c].draw(trace.node, attempts);
+      trace.steps.insert(trace.steps.end(), drawn.steps.begin(), drawn.steps.end());
+      schedule.kernels.push_back(std::move(trace));
       nonEmpty = nonEmpty || !schedule.kernels.back().steps.empty();
       for (const auto &step : schedule.kernels.back().steps)
         ++applied[step.primitive];
