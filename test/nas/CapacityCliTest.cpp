@@ -2,6 +2,7 @@
 // different tasks, on small CNN specs written by the test; `nasc mutate --check-capacity` records
 // the same decision in the model it writes.
 #include "test/support/CliRun.h"
+#include "test/support/SmallCnn.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -17,38 +18,9 @@ using Result = nasc::test::CliResult;
 /// Fast measurement options: small batch, one seed, few SGD steps.
 const std::string kFast = " --batch 16 --seeds 1 --steps 3";
 
-/// Writes a CNN spec: x (1, channels, 16, 16) -> Conv 3x3 pad 1 (`width`) -> Relu -> Conv 3x3
-/// stride 2 pad 1 (`width`) -> Relu -> GlobalAveragePool -> Flatten -> Gemm to `classes`; He-normal
-/// weights. Returns its path.
+/// test::writeSmallCnn "capacity_cli_<name>" with both convs `width` wide on a 16x16 input.
 std::string writeCnn(const std::string &name, int width, int channels = 1, int classes = 10) {
-  const std::string path = std::string(NASC_BINARY_DIR) + "/capacity_cli_" + name + ".json";
-  const nlohmann::json spec = {
-      {"inputs", {{{"name", "x"}, {"shape", {1, channels, 16, 16}}}}},
-      {"outputs", {"logits"}},
-      {"nodes",
-       {{{"op_type", "Conv"},
-         {"inputs", {"x", "w1"}},
-         {"outputs", {"c1"}},
-         {"attributes", {{"pads", {1, 1, 1, 1}}}}},
-        {{"op_type", "Relu"}, {"inputs", {"c1"}}, {"outputs", {"r1"}}},
-        {{"op_type", "Conv"},
-         {"inputs", {"r1", "w2"}},
-         {"outputs", {"c2"}},
-         {"attributes", {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}}},
-        {{"op_type", "Relu"}, {"inputs", {"c2"}}, {"outputs", {"r2"}}},
-        {{"op_type", "GlobalAveragePool"}, {"inputs", {"r2"}}, {"outputs", {"g"}}},
-        {{"op_type", "Flatten"}, {"inputs", {"g"}}, {"outputs", {"f"}}},
-        {{"op_type", "Gemm"},
-         {"inputs", {"f", "fc", "fcb"}},
-         {"outputs", {"logits"}},
-         {"attributes", {{"transB", 1}}}}}},
-      {"initializers",
-       {{{"name", "w1"}, {"shape", {width, channels, 3, 3}}, {"init", "he_normal"}, {"seed", 1}},
-        {{"name", "w2"}, {"shape", {width, width, 3, 3}}, {"init", "he_normal"}, {"seed", 2}},
-        {{"name", "fc"}, {"shape", {classes, width}}, {"init", "he_normal"}, {"seed", 3}},
-        {{"name", "fcb"}, {"shape", {classes}}, {"init", "zeros"}}}}};
-  std::ofstream(path) << spec.dump();
-  return path;
+  return nasc::test::writeSmallCnn("capacity_cli_" + name, {width, width, channels, 16, classes});
 }
 
 Result nascCapacity(const std::string &args) { return nasc::test::runNasc("capacity " + args); }

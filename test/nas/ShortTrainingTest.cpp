@@ -5,6 +5,7 @@
 #include "ir/Error.h"
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
+#include "test/support/SmallCnn.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -39,38 +40,10 @@ ir::Graph tinyGraph() {
   return graph;
 }
 
-/// A 3-layer CNN on 28x28 Fashion-MNIST: conv 3x3 (16) -> relu -> conv 3x3 stride 2 (32) -> relu
-/// -> global average pool -> Gemm to 10 classes; BNs are added by measureShortTraining.
-std::string writeSmallCnn() {
-  const std::string path = std::string(NASC_BINARY_DIR) + "/short_training_cnn.json";
-  const nlohmann::json spec = {
-      {"inputs", {{{"name", "x"}, {"shape", {1, 1, 28, 28}}}}},
-      {"outputs", {"logits"}},
-      {"nodes",
-       {{{"op_type", "Conv"},
-         {"inputs", {"x", "w1"}},
-         {"outputs", {"c1"}},
-         {"attributes", {{"pads", {1, 1, 1, 1}}}}},
-        {{"op_type", "Relu"}, {"inputs", {"c1"}}, {"outputs", {"r1"}}},
-        {{"op_type", "Conv"},
-         {"inputs", {"r1", "w2"}},
-         {"outputs", {"c2"}},
-         {"attributes", {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}}},
-        {{"op_type", "Relu"}, {"inputs", {"c2"}}, {"outputs", {"r2"}}},
-        {{"op_type", "GlobalAveragePool"}, {"inputs", {"r2"}}, {"outputs", {"g"}}},
-        {{"op_type", "Flatten"}, {"inputs", {"g"}}, {"outputs", {"f"}}},
-        {{"op_type", "Gemm"},
-         {"inputs", {"f", "fc", "fcb"}},
-         {"outputs", {"logits"}},
-         {"attributes", {{"transB", 1}}}}}},
-      {"initializers",
-       {{{"name", "w1"}, {"shape", {16, 1, 3, 3}}, {"init", "he_normal"}, {"seed", 1}},
-        {{"name", "w2"}, {"shape", {32, 16, 3, 3}}, {"init", "he_normal"}, {"seed", 2}},
-        {{"name", "fc"}, {"shape", {10, 32}}, {"init", "he_normal"}, {"seed", 3}},
-        {{"name", "fcb"}, {"shape", {10}}, {"init", "zeros"}}}}};
-  std::ofstream(path) << spec.dump();
-  return path;
-}
+/// A 3-layer CNN on 28x28 Fashion-MNIST (test::writeSmallCnn): conv 3x3 (16) -> relu -> conv
+/// 3x3 stride 2 (32) -> relu -> global average pool -> Gemm to 10 classes; BNs are added by
+/// measureShortTraining.
+std::string writeSmallCnn() { return test::writeSmallCnn("short_training_cnn", {16, 32, 1, 28}); }
 
 } // namespace
 
