@@ -9,6 +9,7 @@
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
+#include "test/support/RandomTensor.h"
 #include "test/support/RandomTrace.h"
 
 #include <catch2/catch.hpp>
@@ -59,15 +60,6 @@ fs::path writeModel(const KernelKind &kind) {
   return path;
 }
 
-ir::Tensor randomInput(const ir::Shape &shape) {
-  std::mt19937 rng(17);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
 /// The layout steps (pad_input) of `trace`: the kernels the generators draw for were built with
 /// them, so every drawn trace starts with them.
 compiler::KernelSchedule layoutSteps(const compiler::KernelSchedule &trace) {
@@ -83,7 +75,7 @@ compiler::KernelSchedule layoutSteps(const compiler::KernelSchedule &trace) {
 std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
   fs::path path = writeModel(kind);
   ir::Graph graph = ir::loadModel(path.string());
-  ir::Tensor input = randomInput(kind.input);
+  ir::Tensor input = test::normalTensor(kind.input, 17);
   std::vector<float> expected =
       runtime::runReference(ir::loadModelRaw(path.string()), {{"x", input}}).at("y").f;
   compiler::PolyhedralModel base = compiler::lowerToPolyhedral(graph);

@@ -4,6 +4,7 @@
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
+#include "test/support/RandomTensor.h"
 
 #include <catch2/catch.hpp>
 
@@ -51,15 +52,6 @@ fs::path workDir() {
   return dir;
 }
 
-ir::Tensor randomInput(const ir::Shape &shape) {
-  std::mt19937 rng(42);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
 void writeRaw(const fs::path &path, const std::vector<float> &data) {
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(data.size() * 4));
@@ -84,7 +76,7 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
   std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
   REQUIRE(std::system(build.c_str()) == 0);
 
-  ir::Tensor input = randomInput({2, 3, 11, 9});
+  ir::Tensor input = test::normalTensor({2, 3, 11, 9}, 42);
   writeRaw(dir / "in.bin", input.f);
   std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
                     " " + (dir / "out.bin").string();
@@ -116,7 +108,7 @@ TEST_CASE("a library compiled with 3 default threads and run with set_num_thread
   std::string driver = (dir / "abi_driver").string();
   std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
   REQUIRE(std::system(build.c_str()) == 0);
-  ir::Tensor input = randomInput({2, 3, 11, 9});
+  ir::Tensor input = test::normalTensor({2, 3, 11, 9}, 42);
   writeRaw(dir / "in.bin", input.f);
   auto expected = runtime::runReference(ir::loadModelRaw((dir / "smallnet.json").string()),
                                         {{"image", input}})

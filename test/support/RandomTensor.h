@@ -17,4 +17,14 @@ inline ir::Tensor uniformTensor(const ir::Shape &shape, unsigned seed, float sca
   return t;
 }
 
+/// A float32 tensor of `shape` with standard-normal values from std::mt19937(seed).
+inline ir::Tensor normalTensor(const ir::Shape &shape, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::normal_distribution<float> normal;
+  ir::Tensor t = ir::Tensor::zeros(shape);
+  for (float &v : t.f)
+    v = normal(engine);
+  return t;
+}
+
 } // namespace nasc::test

@@ -11,6 +11,7 @@
 #include "polyhedral/Scop.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
+#include "test/support/RandomTensor.h"
 
 #include <isl/cpp.h>
 
@@ -112,16 +113,6 @@ inline std::filesystem::path writeModel(const std::string &name, const std::stri
   return path;
 }
 
-/// A tensor of `shape` filled with standard-normal values drawn from std::mt19937(`seed`).
-inline ir::Tensor randomInput(const ir::Shape &shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  ir::Tensor t = ir::Tensor::zeros(shape);
-  for (float &v : t.f)
-    v = normal(rng);
-  return t;
-}
-
 /// Replaces the schedule of each kernel of `model` for which `transform` (given the kernel's
 /// Scop with its initial schedule) returns one, and regenerates its AST; the number replaced.
 inline int applyToKernels(compiler::PolyhedralModel &model, const KernelTransform &transform) {
@@ -140,14 +131,14 @@ inline int applyToKernels(compiler::PolyhedralModel &model, const KernelTransfor
 }
 
 /// The relative error (test::relativeError) of `model`, JIT-compiled with `threads` threads,
-/// against runtime::runReference on the model file `path`, for one input randomInput(shape,
+/// against runtime::runReference on the model file `path`, for one input normalTensor(shape,
 /// `seed`) of the model's single input; its single output is compared (infinite if the
 /// compiled model returns another number of outputs or another shape).
 inline double referenceError(compiler::PolyhedralModel model, const std::string &path,
                              int threads = 1, unsigned seed = 5) {
   ir::Graph raw = ir::loadModelRaw(path);
   const std::string &name = raw.inputs.at(0);
-  ir::Tensor input = randomInput(raw.values.at(name).shape, seed);
+  ir::Tensor input = normalTensor(raw.values.at(name).shape, seed);
   compiler::CompileOptions options;
   options.threads = threads;
   auto compiled = compiler::CompiledModel::compile(std::move(model), options);
