@@ -51,6 +51,23 @@ std::string crossFeatureString(const llvm::Triple &triple) {
   return triple.isAArch64() ? "+neon" : "";
 }
 
+} // namespace
+
+VectorUnit vectorUnit(const std::string &triple) {
+  if (triple != "native")
+    return llvm::Triple(triple).isAArch64() ? VectorUnit{4, 32} : VectorUnit{4, 16};
+  const llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](const char *name) { return features.lookup(name); };
+  if (has("avx512f"))
+    return {16, 32};
+  if (has("avx"))
+    return {8, 16};
+  return llvm::Triple(llvm::sys::getProcessTriple()).isAArch64() ? VectorUnit{4, 32}
+                                                                 : VectorUnit{4, 16};
+}
+
+namespace {
+
 /// Emits `module` for `tm` as `type` into `out`, on a clone so `module` stays untouched by the
 /// code generator's IR preparation passes.
 void emitFile(llvm::Module &module, llvm::TargetMachine &tm, llvm::raw_pwrite_stream &out,

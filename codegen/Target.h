@@ -23,6 +23,17 @@ void initializeLlvm();
 /// Throws nasc::Error if LLVM has no target for the triple.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const std::string &triple = "native");
 
+/// The float vector unit of a target: the lanes of its widest float vector and its count of
+/// vector registers. AVX-512 (avx512f): 16 and 32; AVX or AVX2: 8 and 16; AArch64 (NEON): 4
+/// and 32; other targets (SSE): 4 and 16.
+struct VectorUnit {
+  int lanes = 4;
+  int registers = 16;
+};
+
+/// The VectorUnit of `triple` ("native": the host's detected features, as createTargetMachine).
+VectorUnit vectorUnit(const std::string &triple = "native");
+
 /// Sets the module's triple and data layout from `tm`, tags its functions with the machine's
 /// "target-cpu"/"target-features", and runs the new pass manager's O3 pipeline
 /// (PassBuilder::buildPerModuleDefaultPipeline(OptimizationLevel::O3)) with loop and SLP

@@ -40,7 +40,8 @@ std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &
 
 } // namespace
 
-PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule) {
+PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule,
+                                  const codegen::VectorUnit &unit) {
   PolyhedralModel model;
   model.isl = std::make_unique<poly::IslContext>();
   model.program = ir::lowerGraph(graph);
@@ -49,16 +50,18 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   std::vector<int> entries = matchSchedule(model.program, schedule);
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
     const bool fromFile = entries[c] >= 0;
-    KernelSchedule trace =
-        fromFile ? schedule.kernels[static_cast<size_t>(entries[c])]
-                 : KernelSchedule{kernelNode(model.program.calls[c]),
-                                  defaultLayoutSteps(model.program.calls[c].kernel)};
-    applyLayoutSteps(model.program, c, trace, model.schedule.source);
+    KernelSchedule trace;
+    if (fromFile) {
+      trace = schedule.kernels[static_cast<size_t>(entries[c])];
+      applyLayoutSteps(model.program, c, trace, model.schedule.source);
+    } else {
+      trace = {kernelNode(model.program.calls[c]), applyDefaultLayout(model.program, c, unit)};
+    }
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
     model.dependences.push_back(poly::computeDependences(scop, call.kernel));
     if (!fromFile) {
-      KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node);
+      KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
       trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
     }
     scop.schedule = applyTrace(scop, model.dependences.back(), trace, model.schedule.source);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "codegen/GeneratedCode.h"
+#include "codegen/Target.h"
 #include "compiler/transforms/ScheduleTrace.h"
 #include "ir/Graph.h"
 #include "ir/Program.h"
@@ -45,11 +46,13 @@ struct PolyhedralModel {
 
 /// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop,
 /// schedules it and generates its AST. A kernel named in `schedule` (by the name of a graph
-/// node it implements, or its kernel name) is scheduled by that trace (applyTrace), every
-/// other kernel by compiler::defaultTrace.
+/// node it implements, or its kernel name) is scheduled by that trace (applyLayoutSteps, then
+/// applyTrace), every other kernel by compiler::applyDefaultLayout and compiler::defaultTrace
+/// for the vector unit `unit` (the target's: codegen::vectorUnit(CompileOptions::target)).
 /// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
 /// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
-PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {});
+PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},
+                                  const codegen::VectorUnit &unit = codegen::vectorUnit());
 
 /// Emits and optimizes the code of a lowered model.
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options);

@@ -4,9 +4,6 @@
 
 namespace nasc::poly {
 
-namespace {
-
-/// Whether band member `member` takes a single value on the band's domain.
 bool isDegenerate(const isl::schedule_node_band &band, int member) {
   isl::union_pw_aff values = band.partial_schedule().at(member);
   isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
@@ -19,6 +16,8 @@ bool isDegenerate(const isl::schedule_node_band &band, int member) {
   isl_set_free(set);
   return single == isl_bool_true;
 }
+
+namespace {
 
 /// Marks the subtree at `node`; returns the node at the same tree position.
 isl::schedule_node markSubtree(const Scop &scop, const Dependences &deps, isl::schedule_node node) {

@@ -29,6 +29,10 @@ std::string vectorMarkName(int width);
 /// `markName` is not kVectorMark or kVectorMark + ":" + a positive decimal integer.
 std::optional<int> vectorMarkWidth(const std::string &markName);
 
+/// Whether member `member` of `band` takes a single value (or none) on the band's domain: a loop
+/// of at most one iteration, which isl's AST generator drops.
+bool isDegenerate(const isl::schedule_node_band &band, int member);
+
 /// The outermost member of `band` (a band node of a schedule tree over `scop`'s domain) that
 /// isParallel (reduction dependences counted) and takes more than one value on the band's
 /// domain, or -1 if there is none.

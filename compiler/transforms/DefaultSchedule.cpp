@@ -1,6 +1,8 @@
 #include "compiler/transforms/DefaultSchedule.h"
 
 #include "compiler/transforms/BandLookup.h"
+#include "compiler/transforms/BlockChannels.h"
+#include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/TransformErrors.h"
@@ -56,8 +58,9 @@ std::vector<int> identityOrder(size_t depth) {
 /// Builds a trace step by step, applying each step to keep the current schedule.
 class TraceBuilder {
 public:
-  TraceBuilder(const poly::Scop &scop, const poly::Dependences &deps, const std::string &node)
-      : current_(scop), deps_(deps) {
+  TraceBuilder(const poly::Scop &scop, const poly::Dependences &deps, const std::string &node,
+               const codegen::VectorUnit &unit)
+      : current_(scop), deps_(deps), unit_(unit) {
     trace_.node = node;
   }
 
@@ -100,25 +103,31 @@ public:
                                    {"factor", {factor}}, {"band", {0}}}});
   }
 
-  /// The register tile of a statement over a box (docs/performance.md): split
-  /// defaultJamDimension J by kTileRows and the innermost output dimension O by a width of
-  /// kTileWidths that divides it, order the loops (outer outputs with J0 and O0, reductions, J1,
-  /// O1) and unroll J1. Returns false, adding nothing, when the statement does not qualify.
+  /// The register tile of a statement over a box (docs/performance.md): split J (the tile's
+  /// rows) and O (its columns) where the tile does not take the whole extent, order the loops
+  /// (outer outputs with J0 and O0, reductions, J1, O1) and unroll J1. Returns false, adding
+  /// nothing, when the statement does not qualify.
   bool registerTile(const ir::Statement &st) {
-    std::optional<RegisterTile> tile = defaultRegisterTile(st);
+    std::optional<RegisterTile> tile = defaultRegisterTile(st, unit_);
     if (!tile)
       return false;
     const int J = static_cast<int>(tile->jam), O = static_cast<int>(tile->width);
-    auto mapped = [&](int d) { return d + (d > J ? 1 : 0) + (d > O ? 1 : 0); };
+    const bool splitJ = tile->rows < st.extents[tile->jam];
+    const bool splitO = tile->columns < st.extents[tile->width];
+    auto mapped = [&](int d) { return d + (splitJ && d > J ? 1 : 0) + (splitO && d > O ? 1 : 0); };
     std::vector<int> order, reductions;
     for (int d = 0; d < static_cast<int>(st.depth()); ++d)
-      (isReductionDim(st, static_cast<size_t>(d)) ? reductions : order).push_back(mapped(d));
+      if ((splitJ || d != J) && (splitO || d != O))
+        (isReductionDim(st, static_cast<size_t>(d)) ? reductions : order).push_back(mapped(d));
     order.insert(order.end(), reductions.begin(), reductions.end());
-    order.push_back(J + 1);
-    order.push_back(mapped(O) + 1);
-    return tryStep({"split", {st.name}, {{"member", {J}}, {"factor", {tile->rows}}, {"band", {0}}}}) &&
-           tryStep({"split", {st.name},
-                    {{"member", {mapped(O)}}, {"factor", {tile->columns}}, {"band", {0}}}}) &&
+    order.push_back(mapped(J) + (splitJ ? 1 : 0));
+    order.push_back(mapped(O) + (splitO ? 1 : 0));
+    auto splitStep = [&](int member, int factor) {
+      return ScheduleStep{
+          "split", {st.name}, {{"member", {member}}, {"factor", {factor}}, {"band", {0}}}};
+    };
+    return (!splitJ || tryStep(splitStep(J, tile->rows))) &&
+           (!splitO || tryStep(splitStep(mapped(O), tile->columns))) &&
            tryStep({"interchange", {st.name}, {{"order", order}}}) &&
            tryStep({"unroll", {st.name},
                     {{"member", {static_cast<int>(order.size()) - 2}},
@@ -140,17 +149,59 @@ public:
 private:
   poly::Scop current_;
   const poly::Dependences &deps_;
+  codegen::VectorUnit unit_;
   KernelSchedule trace_;
 };
 
 } // namespace
 
-std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st) {
-  std::optional<size_t> jam = defaultJamDimension(st);
-  if (!jam || !st.constraints.empty())
+namespace {
+
+/// The tile of a statement whose innermost output dimension `width` fits one vector (the k1 of
+/// a block_channels conv): that vector times the rows of the innermost other output dimension
+/// that no load along `width` uses (ow), as many as divide it, up to kMaxVectorTileRows and the
+/// registers left beside a weight vector and a broadcast.
+std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
+                                       const codegen::VectorUnit &unit) {
+  std::vector<const ir::Access *> loads;
+  collectLoads(st.value, loads);
+  std::optional<size_t> jam;
+  for (size_t d = 0; d < width; ++d)
+    if (!isReductionDim(st, d) && st.extents[d] > 1 &&
+        std::none_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+          return usesIterator(*a, width) && usesIterator(*a, d);
+        }))
+      jam = d;
+  if (!jam)
+    return std::nullopt;
+  int64_t rows = std::min<int64_t>(kMaxVectorTileRows, unit.registers - 4);
+  while (rows > 1 && st.extents[*jam] % rows != 0)
+    --rows;
+  return RegisterTile{*jam, width, static_cast<int>(rows), static_cast<int>(st.extents[width])};
+}
+
+/// The block_channels block of a conv with `K` output channels: the vector's lanes, halved
+/// until it divides K; 0 below kMinChannelBlock.
+int channelBlock(int64_t K, const codegen::VectorUnit &unit) {
+  int block = unit.lanes;
+  while (block >= kMinChannelBlock && K % block != 0)
+    block /= 2;
+  return block >= kMinChannelBlock ? block : 0;
+}
+
+} // namespace
+
+std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
+                                                const codegen::VectorUnit &unit) {
+  if (!st.constraints.empty() || defaultLoopOrder(st) == identityOrder(st.depth()))
     return std::nullopt;
   const size_t width = static_cast<size_t>(defaultLoopOrder(st).back());
-  if (*jam > width || !unitStride(st, width))
+  if (!unitStride(st, width))
+    return std::nullopt;
+  if (st.extents[width] >= kMinChannelBlock && unit.lanes % st.extents[width] == 0)
+    return vectorTile(st, width, unit);
+  std::optional<size_t> jam = defaultJamDimension(st);
+  if (!jam || *jam > width)
     return std::nullopt;
   const int64_t rows = st.extents[*jam] % kTileRows == 0 ? kTileRows : 0;
   auto columns = std::find_if(kTileWidths.begin(), kTileWidths.end(),
@@ -160,11 +211,32 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st) {
   return RegisterTile{*jam, width, static_cast<int>(rows), *columns};
 }
 
-std::vector<ScheduleStep> defaultLayoutSteps(const ir::Kernel &kernel) {
+std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
+                                             const codegen::VectorUnit &unit) {
   std::vector<ScheduleStep> steps;
-  for (const ir::Statement &st : kernel.statements)
-    if (isZeroPaddedConvolution(kernel, st.name))
-      steps.push_back({"pad_input", {st.name}, {}});
+  std::vector<std::string> names;
+  for (const ir::Statement &st : program.calls.at(call).kernel.statements)
+    names.push_back(st.name);
+  for (const std::string &name : names)
+    if (isZeroPaddedConvolution(program.calls[call].kernel, name)) {
+      padInput(program, call, name);
+      steps.push_back({"pad_input", {name}, {}});
+    }
+  for (const std::string &name : names) {
+    const ir::Kernel &kernel = program.calls[call].kernel;
+    const ir::Statement &st = *findStatement(kernel, name);
+    if (st.write.index.size() != 4)
+      continue;
+    const int block =
+        channelBlock(kernel.tensors.at(static_cast<size_t>(st.write.tensor)).shape[1], unit);
+    if (block == 0 || !blockChannelsRefusal(program, call, name, block).empty())
+      continue;
+    const ir::Access &input = st.value.args.at(0).access;
+    const int inputBlock = static_cast<int>(defaultInputBlock(
+        kernel.tensors.at(static_cast<size_t>(input.tensor)).shape[1], block));
+    blockChannels(program, call, name, block, inputBlock);
+    steps.push_back({"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});
+  }
   return steps;
 }
 
@@ -209,8 +281,9 @@ std::vector<int> defaultLoopOrder(const ir::Statement &st) {
 }
 
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
-                            const ir::Kernel &kernel, const std::string &node) {
-  TraceBuilder builder(scop, deps, node);
+                            const ir::Kernel &kernel, const std::string &node,
+                            const codegen::VectorUnit &unit) {
+  TraceBuilder builder(scop, deps, node, unit);
   for (const ir::Statement &st : kernel.statements) {
     if (!builder.registerTile(st)) {
       builder.interchangeToDefault(st);

@@ -1,10 +1,13 @@
-// The schedule nasc uses when no schedule file names a kernel, as a trace of primitives: a
-// layout step (pad_input) for padded convolutions, a register tile where the domain is a box,
+// The schedule nasc uses when no schedule file names a kernel, as a trace of primitives: layout
+// steps (pad_input for padded convolutions, block_channels for dense ones: NCHW[16]c with
+// AVX-512, NCHW[8]c with AVX2), a register tile where the domain is a box,
 // each reduction statement's reduction loops moved inside (so the innermost loop is a
 // contiguous output dimension that LLVM vectorizes), then its outermost parallel loop marked.
 #pragma once
 
+#include "codegen/Target.h"
 #include "compiler/transforms/ScheduleTrace.h"
+#include "ir/Program.h"
 #include "ir/Kernel.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
@@ -49,20 +52,39 @@ struct RegisterTile {
   int rows = 0, columns = 0;
 };
 
-/// The register tile the default trace gives statement `st`: defaultJamDimension J (when it
-/// precedes the innermost dimension O of defaultLoopOrder) by kTileRows, and O by the first of
-/// kTileWidths dividing it. nullopt when `st` has constraints (its domain is not a box, e.g. a
-/// padded convolution before pad_input), has no J, a load reads along O with a stride other than
-/// 1 element (a strided convolution), or neither extent divides.
-std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st);
+/// Most rows of a one-vector register tile (measured on ResNet-18 with AVX-512,
+/// docs/performance.md).
+inline constexpr int kMaxVectorTileRows = 14;
 
-/// The layout steps of the default trace of `kernel`: pad_input of each zero-padded convolution
-/// statement (compiler/transforms/PadInput.h), applied before its Scop is built.
-std::vector<ScheduleStep> defaultLayoutSteps(const ir::Kernel &kernel);
+/// The smallest channel block the default layout gives a convolution (narrower vectors are not
+/// worth the relayout).
+inline constexpr int kMinChannelBlock = 4;
+
+/// The register tile the default trace gives statement `st` on a machine with `unit`, or
+/// nullopt when `st` has constraints (its domain is not a box, e.g. a padded convolution before
+/// pad_input), defaultLoopOrder is the identity or a load reads along its innermost dimension O
+/// with a stride other than 1 element. Two shapes:
+///  - O is one vector (at least kMinChannelBlock and dividing unit.lanes, e.g. k1 of a
+///    block_channels conv): O whole times
+///    rows of J, the innermost output dimension before O that the loads along O do not use (ow):
+///    the largest divisor of J's extent up to kMaxVectorTileRows and unit.registers − 4;
+///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
+///    kTileWidths dividing it; nullopt if J is missing or neither divides.
+std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
+                                                const codegen::VectorUnit &unit);
+
+/// Applies the default layout steps to the kernel of program.calls[call] and returns them, in
+/// order: pad_input of each zero-padded convolution statement (compiler/transforms/PadInput.h),
+/// then block_channels (BlockChannels.h) of each convolution it applies to, with block the
+/// vector's lanes halved until it divides K (at least kMinChannelBlock) and input block
+/// defaultInputBlock.
+std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
+                                             const codegen::VectorUnit &unit);
 
 /// The default trace of `kernel` (Scop `scop` from poly::buildScop, dependences `deps`),
-/// named `node`: per statement in order, the defaultRegisterTile when there is one (split J by
-/// rows and O by columns, order (outer outputs with J0 and O0, reductions, J1, O1), unroll J1:
+/// named `node`, for a machine with `unit`: per statement in order, the defaultRegisterTile when
+/// there is one (split J by rows and O by columns where the tile is narrower than the loop,
+/// order (outer outputs with J0 and O0, reductions, J1, O1), unroll J1:
 /// the rows x columns outputs stay in vector registers across the reduction loops); otherwise
 /// interchange to defaultLoopOrder when that is legal and not the identity, and unroll-and-jam
 /// of defaultJamDimension by kJamFactor (split it, move the inner part innermost, unroll it: the
@@ -71,6 +93,7 @@ std::vector<ScheduleStep> defaultLayoutSteps(const ir::Kernel &kernel);
 /// dependence and has more than one iteration (poly::outermostParallelMember), if any.
 /// Applying it with applyTrace gives the default schedule.
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
-                            const ir::Kernel &kernel, const std::string &node);
+                            const ir::Kernel &kernel, const std::string &node,
+                            const codegen::VectorUnit &unit);
 
 } // namespace nasc::compiler

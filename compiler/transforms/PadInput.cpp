@@ -1,5 +1,6 @@
 #include "compiler/transforms/PadInput.h"
 
+#include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/TransformErrors.h"
 
 #include <algorithm>
@@ -53,41 +54,6 @@ std::string refusal(const ir::Kernel &kernel, const ir::Statement &st) {
   return "";
 }
 
-const ir::Statement *findStatement(const ir::Kernel &kernel, const std::string &name) {
-  auto it = std::find_if(kernel.statements.begin(), kernel.statements.end(),
-                         [&](const ir::Statement &st) { return st.name == name; });
-  return it == kernel.statements.end() ? nullptr : &*it;
-}
-
-std::string freshTensorName(const ir::Program &program, const ir::Kernel &kernel,
-                            const std::string &base) {
-  auto used = [&](const std::string &name) {
-    return std::any_of(program.buffers.begin(), program.buffers.end(),
-                       [&](const ir::Buffer &b) { return b.name == name; }) ||
-           std::any_of(kernel.tensors.begin(), kernel.tensors.end(),
-                       [&](const ir::TensorDecl &t) { return t.name == name; });
-  };
-  std::string name = base;
-  for (int k = 1; used(name); ++k)
-    name = base + "_" + std::to_string(k);
-  return name;
-}
-
-/// A statement over the box `shape` with iterators d0, d1, ... writing `tensor` at it + offset.
-ir::Statement boxStatement(const std::string &name, const ir::Shape &shape, int tensor,
-                           const std::vector<int64_t> &offset) {
-  ir::Statement st;
-  st.name = name;
-  st.extents = shape;
-  st.reduction.assign(shape.size(), false);
-  st.write.tensor = tensor;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    st.iterators.push_back("d" + std::to_string(d));
-    st.write.index.push_back(ir::AffineExpr::iter(shape.size(), d) + offset[d]);
-  }
-  return st;
-}
-
 } // namespace
 
 bool isZeroPaddedConvolution(const ir::Kernel &kernel, const std::string &statement) {
@@ -115,24 +81,18 @@ void padInput(ir::Program &program, size_t call, const std::string &statement) {
     padded.push_back(source.shape[d] + before.back() +
                      std::max<int64_t>(0, hi - (source.shape[d] - 1)));
   }
-  const std::string name = freshTensorName(program, kernel, source.name + "_padded");
-  program.buffers.push_back({name, padded, ir::BufferKind::Temp, {}});
-  kc.args.push_back(static_cast<int>(program.buffers.size()) - 1);
-  kernel.tensors.push_back({name, padded});
-  const int target = static_cast<int>(kernel.tensors.size()) - 1;
+  const int target = addTempTensor(program, call, source.name + "_padded", padded);
 
-  const size_t count = kernel.statements.size();
-  ir::Statement fill = boxStatement("P" + std::to_string(count), padded, target,
+  ir::Statement fill = boxStatement(freshStatementName(kernel), padded, target,
                                     std::vector<int64_t>(padded.size(), 0));
   fill.value = ir::Expr::constant(0.0f);
-  ir::Statement copy = boxStatement("P" + std::to_string(count + 1), source.shape, target, before);
+  ir::Statement copy = boxStatement(freshStatementName(kernel, 1), source.shape, target, before);
   ir::Access read{input.tensor, {}};
   for (size_t d = 0; d < source.shape.size(); ++d)
     read.index.push_back(ir::AffineExpr::iter(source.shape.size(), d));
   copy.value = ir::Expr::load(read);
 
-  ir::Statement &st = *std::find_if(kernel.statements.begin(), kernel.statements.end(),
-                                    [&](const ir::Statement &s) { return s.name == statement; });
+  ir::Statement &st = *findStatement(kernel, statement);
   ir::Access &load = st.value.args[0].access;
   load.tensor = target;
   for (size_t d = 0; d < load.index.size(); ++d)

@@ -50,6 +50,8 @@ isl::schedule parallelize(const poly::Scop &scop, const poly::Dependences &deps,
   if (member < 0 || member >= members)
     throw MemberOutOfRange(request + ": the band has " + std::to_string(members) +
                            " members (0 .. " + std::to_string(members - 1) + ")");
+  if (poly::isDegenerate(node, member))
+    throw SingleIteration(request + ": the loop has at most one iteration");
   if (hasParallelAncestor(node) || hasParallelDescendant(node))
     throw NestedParallelism(request + ": the band is nested with a loop already marked parallel");
   if (!poly::isParallel(scop, deps, node, member))

@@ -28,6 +28,8 @@ namespace nasc::compiler {
 /// Throws:
 ///  - UnknownStatement / NoSuchBand as statementBand (a shared band is accepted);
 ///  - MemberOutOfRange if `member` is not in 0 .. (members - 1);
+///  - SingleIteration if the member takes at most one value (poly::isDegenerate): isl's AST
+///    drops such a loop and the mark would fall on the loop below it;
 ///  - NestedParallelism if the band is below a parallel mark or has one below it;
 ///  - CarriedDependence if the member carries a dependence; the message names the carried
 ///    instances in isl notation (carriedAtMember).

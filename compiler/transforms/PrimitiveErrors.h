@@ -35,6 +35,13 @@ public:
   explicit CarriedDependence(const std::string &message) : Error(message) {}
 };
 
+/// A loop asked to run in parallel has at most one iteration: isl's AST drops it, so a mark on
+/// it would land on the loop below.
+class SingleIteration : public Error {
+public:
+  explicit SingleIteration(const std::string &message) : Error(message) {}
+};
+
 /// A loop asked to run in parallel is inside, or contains, a loop already marked parallel.
 class NestedParallelism : public Error {
 public:

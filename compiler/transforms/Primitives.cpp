@@ -1,5 +1,6 @@
 #include "compiler/transforms/Primitives.h"
 
+#include "compiler/transforms/BlockChannels.h"
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/PadInput.h"
@@ -57,6 +58,10 @@ void applyPadInput(ir::Program &program, size_t call, const ScheduleStep &step) 
   padInput(program, call, statement(step));
 }
 
+void applyBlockChannels(ir::Program &program, size_t call, const ScheduleStep &step) {
+  blockChannels(program, call, statement(step), step.scalar("block"), step.scalar("input_block"));
+}
+
 ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::nullopt}; }
 ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
 ArgumentSpec bandArg() { return {"band", false, 0}; }
@@ -71,6 +76,8 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"vectorize", false, {scalarArg("member"), {"width", false, 0}, bandArg()}, applyVectorize},
       {"parallelize", false, {scalarArg("member"), bandArg()}, applyParallelize},
       {"pad_input", false, {}, nullptr, applyPadInput},
+      {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
+       applyBlockChannels},
   };
 }
 

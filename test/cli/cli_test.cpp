@@ -52,11 +52,11 @@ TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
   Result isl = runNasc("inspect " + kModel + " --stage isl --node conv1");
   REQUIRE(isl.status == 0);
   CHECK(contains(isl.output, "domain: { "));
-  CHECK(contains(isl.output, "S1[n, k, oh, ow, c, r, s]"));
+  CHECK(contains(isl.output, "S1[n, k0, oh, ow, k1, c0, r, s, c1]"));
   CHECK(contains(isl.output, "schedule:"));
   Result ast = runNasc("inspect " + kModel + " --stage ast --node conv1");
   REQUIRE(ast.status == 0);
-  CHECK(contains(ast.output, "for (int c1 = 0; c1 <= 63; c1 += 1)"));
+  CHECK(contains(ast.output, "for (int c7 = 0; c7 <= 2; c7 += 1)"));
   Result graph = runNasc("inspect " + kModel + " --stage graph");
   REQUIRE(graph.status == 0);
   CHECK(contains(graph.output, "= Conv("));
@@ -165,7 +165,10 @@ TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-i
   REQUIRE(printed.status == 0);
   CHECK(contains(printed.output, "\"nasc_schedule\": 1"));
   CHECK(contains(printed.output, R"("conv": [)"));
-  CHECK(contains(printed.output, R"({"primitive":"interchange","statement":"S1","order":[0,1,2,4,5,6,3]})"));
+  CHECK(contains(printed.output,
+                 R"({"primitive":"block_channels","statement":"S1","block":8,"input_block":3})"));
+  CHECK(contains(printed.output,
+                 R"({"primitive":"interchange","statement":"S1","order":[0,1,2,5,6,7,8,3,4]})"));
   std::ofstream(dir / "default_schedule.json") << printed.output;
 
   fs::path custom = dir / "custom_schedule.json";

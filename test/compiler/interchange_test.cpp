@@ -107,7 +107,7 @@ TEST_CASE("the default trace interchanges the conv's reduction to (n, k, oh, c, 
         std::optional<size_t>(0));
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
-  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "conv");
+  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "conv", {16, 32});
   std::vector<std::string> steps;
   for (const auto &step : trace.steps)
     steps.push_back(step.toString());
@@ -133,7 +133,7 @@ TEST_CASE("interchanging a 2-d stencil with a (1, -1) dependence is refused nami
   CHECK_THROWS_WITH(compiler::interchange(scop, deps, "S", {1, 0}),
                     "interchange of statement 'S' to order [1, 0] would break the dependence "
                     "{ S[i, j] -> S[i' = 1 + i, j' = -1 + j] : 0 < i <= 2 and 0 < j <= 2 }");
-  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "stencil");
+  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "stencil", {16, 32});
   REQUIRE(trace.steps.size() == 1);
   CHECK(trace.steps[0].toString() == "parallelize(S, member=1, band=0)");
 }

@@ -61,24 +61,27 @@ TEST_CASE("pad_input refuses statements that are not zero-padded convolutions", 
   CHECK_THROWS_AS(compiler::padInput(program, 0, "S1"), compiler::NotZeroPadded);
 }
 
-TEST_CASE("the default trace pads a conv's input and register-tiles it", "[pad-input]") {
+TEST_CASE("the default trace pads a conv's input, blocks its channels and register-tiles it",
+          "[pad-input]") {
   const std::string net = test::convReluNet("tiledconv", 2, 3, 6, 16, 16, 7);
   const std::string path = test::writeModel("tiledconv", net).string();
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{16, 32});
   CHECK(compiler::scheduleToJson(model.schedule) == R"({
   "nasc_schedule": 1,
   "kernels": {
     "conv": [
       {"primitive":"pad_input","statement":"S1"},
+      {"primitive":"block_channels","statement":"S1","block":16,"input_block":3},
       {"primitive":"parallelize","statement":"P3","member":0,"band":0},
       {"primitive":"parallelize","statement":"P4","member":0,"band":0},
       {"primitive":"parallelize","statement":"S0","member":0,"band":0},
-      {"primitive":"split","statement":"S1","member":1,"factor":8,"band":0},
-      {"primitive":"split","statement":"S1","member":4,"factor":16,"band":0},
-      {"primitive":"interchange","statement":"S1","order":[0,1,3,4,6,7,8,2,5]},
-      {"primitive":"unroll","statement":"S1","member":7,"factor":8,"band":0},
+      {"primitive":"split","statement":"S1","member":3,"factor":8,"band":0},
+      {"primitive":"interchange","statement":"S1","order":[0,1,2,3,6,7,8,9,4,5]},
+      {"primitive":"unroll","statement":"S1","member":8,"factor":8,"band":0},
       {"primitive":"parallelize","statement":"S1","member":0,"band":0},
-      {"primitive":"parallelize","statement":"S2","member":0,"band":0}
+      {"primitive":"parallelize","statement":"S2","member":0,"band":0},
+      {"primitive":"parallelize","statement":"P5","member":0,"band":0}
     ]
   }
 }

@@ -1,6 +1,6 @@
 // Golden tests of the parallelize primitive: isl schedule trees and ASTs of a small matmul and a
 // stencil before and after, its typed refusals (loops carrying a dependence, a reduction loop,
-// nested parallel loops, bad members, bands and statements), the marked loop kept under its mark
+// nested parallel loops, a loop of one iteration, bad members, bands and statements), the marked loop kept under its mark
 // by later primitives, and a conv net JIT-compiled with a parallel output-channel loop on three
 // threads that equals the Eigen reference executor.
 #include "compiler/transforms/Fuse.h"
@@ -161,6 +161,11 @@ TEST_CASE("parallelize refuses nested parallel loops, bad members, bands and sta
   CHECK_THROWS_AS(compiler::parallelize(scop, deps, "S1", -1), compiler::MemberOutOfRange);
   CHECK_THROWS_AS(compiler::parallelize(scop, deps, "S1", 0, 1), compiler::NoSuchBand);
   CHECK_THROWS_AS(compiler::parallelize(scop, deps, "S7", 0), compiler::UnknownStatement);
+  // A loop of one iteration: isl's AST drops it, and a mark on it would land on the loop below.
+  auto [rowKernel, rowScop, rowDeps] = test::Scheduled(ctx, test::matmulWithInit(1, 6, 3));
+  CHECK_THROWS_AS(compiler::parallelize(rowScop, rowDeps, "S1", 0), compiler::SingleIteration);
+  CHECK_THROWS_WITH(compiler::parallelize(rowScop, rowDeps, "S1", 0),
+                    "parallelize of statement 'S1' member 0: the loop has at most one iteration");
 }
 
 TEST_CASE("a conv net with its output-channel loop parallelized on three threads equals the "

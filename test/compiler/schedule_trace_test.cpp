@@ -84,7 +84,7 @@ TEST_CASE("malformed schedules are refused naming the file, node, step and field
         "s.json: node 'conv': must map to a list of steps");
   CHECK(parseError(wrapSteps(R"({"primitive": "skew", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (skew): unknown primitive 'skew' (known: interchange, split, "
-        "tile, fuse, unroll, vectorize, parallelize, pad_input)");
+        "tile, fuse, unroll, vectorize, parallelize, pad_input, block_channels)");
   CHECK(parseError(wrapSteps(R"({"primitive": "tile", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (tile): missing argument 'sizes'");
   CHECK(parseError(wrapSteps(R"({"primitive": "tile", "sizes": [2]})")) ==

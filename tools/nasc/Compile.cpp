@@ -18,7 +18,7 @@ void compile(const CompileArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target;
   options.threads = args.threads;
-  compiler::PolyhedralModel model = lowerModel(args);
+  compiler::PolyhedralModel model = lowerModel(args, args.target);
   compiler::emitSharedLibrary(model, options, args.output, args.header);
   std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)
             << " (" << model.program.calls.size() << " kernels, "

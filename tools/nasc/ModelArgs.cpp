@@ -16,11 +16,12 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
       ->check(CLI::ExistingFile);
 }
 
-compiler::PolyhedralModel lowerModel(const ModelArgs &args) {
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const std::string &target) {
   compiler::ModelSchedule schedule;
   if (!args.schedule.empty())
     schedule = compiler::readScheduleFile(args.schedule);
-  return compiler::lowerToPolyhedral(ir::loadModel(args.model), schedule);
+  return compiler::lowerToPolyhedral(ir::loadModel(args.model), schedule,
+                                     codegen::vectorUnit(target));
 }
 
 } // namespace nasc::cli

@@ -19,7 +19,8 @@ struct ModelArgs {
 void addModelOptions(CLI::App &cmd, ModelArgs &args);
 
 /// Loads args.model (ir::loadModel) and lowers it with the schedule file, if any
-/// (compiler::readScheduleFile, compiler::lowerToPolyhedral). Throws nasc::Error as those do.
-compiler::PolyhedralModel lowerModel(const ModelArgs &args);
+/// (compiler::readScheduleFile, compiler::lowerToPolyhedral), default schedules chosen for
+/// `target`'s vector unit ("native" or an LLVM triple). Throws nasc::Error as those do.
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const std::string &target = "native");
 
 } // namespace nasc::cli

@@ -1,0 +1,56 @@
+// Edits of a kernel's statements and tensors shared by the layout transformations (pad_input,
+// block_channels), which change a kernel and its program before the Scop is built.
+#pragma once
+
+#include "ir/Kernel.h"
+#include "ir/Program.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nasc::compiler {
+
+/// The statement named `name` of `kernel`, or nullptr.
+const ir::Statement *findStatement(const ir::Kernel &kernel, const std::string &name);
+ir::Statement *findStatement(ir::Kernel &kernel, const std::string &name);
+
+/// `base`, or `base_1`, `base_2`, ...: the first that names no buffer of `program` and no tensor
+/// of `kernel`.
+std::string freshTensorName(const ir::Program &program, const ir::Kernel &kernel,
+                            const std::string &base);
+
+/// Adds a Temp buffer `shape` named freshTensorName(base) to `program` and binds it as a new
+/// tensor of the kernel of program.calls[call]; returns its kernel tensor index.
+int addTempTensor(ir::Program &program, size_t call, const std::string &base,
+                  const ir::Shape &shape);
+
+/// A statement name "P<k>" that `kernel` does not use, the first with k >= its statement count
+/// + `skip` (skip 1 names a second new statement before the first is added).
+std::string freshStatementName(const ir::Kernel &kernel, size_t skip = 0);
+
+/// A statement named `name` over the box `shape` (iterators d0, d1, ...) writing `tensor` at
+/// index it + offset, with update Assign and no value yet.
+ir::Statement boxStatement(const std::string &name, const ir::Shape &shape, int tensor,
+                           const std::vector<int64_t> &offset);
+
+/// If `e` is exactly one iterator (coefficient 1, constant 0), that iterator; else -1.
+int plainIterator(const ir::AffineExpr &e);
+
+/// Calls `visit` on every access of `st`: its write, then the loads of its value.
+void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &visit);
+
+/// The iterators of a split: `outer` (extent / factor) and `inner` (factor), with
+/// iterator = factor · outer + inner.
+struct SplitIterators {
+  size_t outer = 0, inner = 0;
+};
+
+/// Splits iterator `d` of `st` (its extent a multiple of `factor`) into d = factor·outer +
+/// inner everywhere in the statement (accesses and constraints). `outer` takes d's place and
+/// name + "0" ("_0" after a digit); `inner` (name + "1") goes right after it when `innerNext`,
+/// else after the last iterator of d's kind (reduction or not), i.e. innermost among them.
+SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor, bool innerNext);
+
+} // namespace nasc::compiler

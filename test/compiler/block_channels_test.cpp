@@ -1,0 +1,182 @@
+// block_channels (compiler/transforms/BlockChannels.h): the blocked tensors and statements it
+// makes, the weights it permutes at compile time, its refusals, and blocked convolutions
+// (padded, strided, 1x1, an RGB stem, a fused residual Add) compiled with the layout alone and
+// with the default trace of AVX-512, AVX2 and NEON-sized vector units, against the reference
+// executor.
+#include "compiler/transforms/BlockChannels.h"
+#include "compiler/transforms/PadInput.h"
+#include "compiler/transforms/TransformErrors.h"
+#include "ir/lower/Lower.h"
+#include "test/support/ScheduleRun.h"
+
+#include <catch2/catch.hpp>
+
+using namespace nasc;
+
+namespace {
+
+/// A model x [1, c, h, w] -> Conv (k output channels, `attributes`, which give `group`) -> y,
+/// or, with `residual`, -> Add(conv, x) -> Relu -> y (then k must equal c and the conv keep
+/// h x w).
+std::string convNet(const std::string &name, int64_t c, int64_t h, int64_t w, int64_t k,
+                    int64_t kernel, const std::string &attributes, bool residual = false,
+                    int64_t group = 1) {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  const std::string conv = R"({"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"],
+     "outputs": [")" + std::string(residual ? "c" : "y") + R"("], "attributes": )" + attributes + "}";
+  const std::string tail = residual ? R"(,
+    {"name": "add", "op_type": "Add", "inputs": ["c", "x"], "outputs": ["s"]},
+    {"name": "relu", "op_type": "Relu", "inputs": ["s"], "outputs": ["y"]})"
+                                    : "";
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) +
+         ", " + str(h) + ", " + str(w) + R"(]}], "outputs": ["y"],
+  "nodes": [)" + conv + tail + R"(],
+  "initializers": [
+    {"name": "w", "shape": [)" + str(k) + ", " + str(c / group) + ", " + str(kernel) + ", " + str(kernel) +
+         R"(], "init": "he_normal", "seed": 3},
+    {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": 4}]})";
+}
+
+ir::Program lower(const std::string &name, const std::string &json) {
+  return ir::lowerGraph(ir::loadModel(test::writeModel(name, json).string()));
+}
+
+/// The buffer bound to kernel tensor `tensor` of call 0.
+const ir::Buffer &boundBuffer(const ir::Program &program, int tensor) {
+  return program.buffers.at(static_cast<size_t>(program.calls[0].args.at(static_cast<size_t>(tensor))));
+}
+
+compiler::ModelSchedule layoutOnly(const std::string &node,
+                                   std::vector<compiler::ScheduleStep> steps) {
+  return {"test", {compiler::KernelSchedule{node, std::move(steps)}}};
+}
+
+} // namespace
+
+TEST_CASE("block_channels moves a padded conv to nChw[x]c activations and OIhw[y]i[x]o weights",
+          "[block-channels]") {
+  ir::Program program = lower("blockconv", test::convReluNet("blockconv", 1, 4, 3, 5, 16, 7));
+  compiler::padInput(program, 0, "S1");
+  const ir::Tensor weights = boundBuffer(program, 1).data;
+  const size_t buffers = program.buffers.size();
+  compiler::blockChannels(program, 0, "S1", 8, 2);
+  const ir::Kernel &kernel = program.calls[0].kernel;
+  CHECK(kernel.toString() == R"(kernel conv
+  tensor x : 1x4x3x5
+  tensor w_OIhw2i8o : 2x2x3x3x2x8
+  tensor b : 16
+  tensor y : 1x16x3x5
+  tensor x_padded_nChw2c : 1x2x5x7x2
+  tensor y_nChw8c : 1x2x3x5x8
+  P3[d0 < 1, d1_0 < 2, d2 < 5, d3 < 7, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2, d3, d1_1] = 0
+  P4[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 2*d1_0 + d1_1, d2, d3]
+  S0[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
+    y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
+  S1[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8, c0* < 2, r* < 3, s* < 3, c1* < 2]
+    y_nChw8c[n, k0, oh, ow, k1] += (x_padded_nChw2c[n, c0, oh + r, ow + s, c1] * w_OIhw2i8o[k0, c0, r, s, c1, k1])
+  S2[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
+    y_nChw8c[n, k0, oh, ow, k1] = max(y_nChw8c[n, k0, oh, ow, k1], 0)
+  P5[d0 < 1, d1_0 < 2, d1_1 < 8, d2 < 3, d3 < 5]
+    y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
+)");
+  // W is used by this conv only: its buffer is replaced (one new buffer: y_nChw8c).
+  REQUIRE(program.buffers.size() == buffers + 1);
+  const ir::Buffer &blocked = boundBuffer(program, 1);
+  CHECK(blocked.kind == ir::BufferKind::Constant);
+  CHECK(blocked.shape == ir::Shape{2, 2, 3, 3, 2, 8});
+  int mismatches = 0;
+  for (int64_t k = 0; k < 16; ++k)
+    for (int64_t c = 0; c < 4; ++c)
+      for (int64_t r = 0; r < 3; ++r)
+        for (int64_t s = 0; s < 3; ++s) {
+          const int64_t at = (((((k / 8) * 2 + c / 2) * 3 + r) * 3 + s) * 2 + c % 2) * 8 + k % 8;
+          mismatches += blocked.data.f[static_cast<size_t>(at)] !=
+                        weights.f[static_cast<size_t>(((k * 4 + c) * 3 + r) * 3 + s)];
+        }
+  CHECK(mismatches == 0);
+  CHECK(program.buffers[static_cast<size_t>(program.calls[0].args.back())].shape ==
+        ir::Shape{1, 2, 3, 5, 8});
+}
+
+TEST_CASE("block_channels packs an unpadded conv's input into a new buffer first",
+          "[block-channels]") {
+  ir::Program program =
+      lower("blockpoint", convNet("blockpoint", 16, 4, 4, 8, 1, R"({"strides": [2, 2]})"));
+  compiler::blockChannels(program, 0, "S1", 4);
+  CHECK(program.calls[0].kernel.toString() == R"(kernel conv
+  tensor x : 1x16x4x4
+  tensor w_OIhw4i4o : 2x4x1x1x4x4
+  tensor b : 8
+  tensor y : 1x8x2x2
+  tensor x_nChw4c : 1x4x4x4x4
+  tensor y_nChw4c : 1x2x2x2x4
+  P2[d0 < 1, d1_0 < 4, d2 < 4, d3 < 4, d1_1 < 4]
+    x_nChw4c[d0, d1_0, d2, d3, d1_1] = x[d0, 4*d1_0 + d1_1, d2, d3]
+  S0[n < 1, k0 < 2, oh < 2, ow < 2, k1 < 4]
+    y_nChw4c[n, k0, oh, ow, k1] = b[4*k0 + k1]
+  S1[n < 1, k0 < 2, oh < 2, ow < 2, k1 < 4, c0* < 4, r* < 1, s* < 1, c1* < 4]
+    y_nChw4c[n, k0, oh, ow, k1] += (x_nChw4c[n, c0, 2*oh + r, 2*ow + s, c1] * w_OIhw4i4o[k0, c0, r, s, c1, k1])
+  P3[d0 < 1, d1_0 < 2, d1_1 < 4, d2 < 2, d3 < 2]
+    y[d0, 4*d1_0 + d1_1, d2, d3] = y_nChw4c[d0, d1_0, d2, d3, d1_1]
+)");
+}
+
+TEST_CASE("block_channels refuses what it cannot block, saying why", "[block-channels]") {
+  ir::Program program = lower("blockconv", test::convReluNet("blockconv", 1, 4, 3, 5, 16, 7));
+  CHECK_THROWS_AS(compiler::blockChannels(program, 0, "S9", 8), compiler::UnknownStatement);
+  CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S0", 8),
+                    Catch::Contains("it is not an Add update of a product of two loads"));
+  CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S1", 8),
+                    Catch::Contains("its domain is not a box (apply pad_input first)"));
+  compiler::padInput(program, 0, "S1");
+  CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S1", 3),
+                    Catch::Contains("the block 3 does not divide its 16 output channels"));
+  CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S1", 8, 3),
+                    Catch::Contains("the input block 3 does not divide its 4 input channels"));
+  CHECK_THROWS_AS(compiler::blockChannels(program, 0, "S1", 3), compiler::NotBlockable);
+  compiler::blockChannels(program, 0, "S1", 8);
+  CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S1", 8),
+                    Catch::Contains("are not 4-d (NCHW, NCHW, OIHW)"));
+
+  ir::Program grouped = lower(
+      "blockgroup", convNet("blockgroup", 8, 4, 4, 8, 1, R"({"group": 2})", false, 2));
+  CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 4),
+                    Catch::Contains("its output channel index 4*g + kg is not one output iterator "
+                                    "(a grouped convolution)"));
+}
+
+TEST_CASE("blocked convolutions compute what the reference executor computes",
+          "[block-channels][jit]") {
+  struct Case {
+    std::string name, json;
+  };
+  const std::vector<Case> cases = {
+      {"blk_pad", convNet("blk_pad", 4, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1]})")},
+      {"blk_stride",
+       convNet("blk_stride", 8, 9, 8, 16, 3, R"({"strides": [2, 2], "pads": [1, 0, 0, 1]})")},
+      {"blk_point", convNet("blk_point", 16, 5, 6, 8, 1, R"({"strides": [2, 2]})")},
+      {"blk_stem", convNet("blk_stem", 3, 15, 14, 16, 7, R"({"strides": [2, 2], "pads": [3, 3, 3, 3]})")},
+      {"blk_residual", convNet("blk_residual", 8, 5, 7, 8, 3, R"({"pads": [1, 1, 1, 1]})", true)},
+  };
+  for (const Case &c : cases) {
+    const std::string path = test::writeModel(c.name, c.json).string();
+    INFO(c.name);
+    const bool padded = c.name != "blk_point";
+    std::vector<compiler::ScheduleStep> steps;
+    if (padded)
+      steps.push_back({"pad_input", {"S1"}, {}});
+    steps.push_back({"block_channels", {"S1"}, {{"block", {8}}, {"input_block", {0}}}});
+    CHECK(test::referenceError(
+              compiler::lowerToPolyhedral(ir::loadModel(path), layoutOnly("conv", steps)), path) <=
+          1e-5);
+    for (codegen::VectorUnit unit : {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16},
+                                     codegen::VectorUnit{4, 32}}) {
+      INFO("lanes " << unit.lanes);
+      compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
+      CHECK(compiler::scheduleToJson(model.schedule).find("block_channels") != std::string::npos);
+      CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+    }
+  }
+}
