@@ -64,14 +64,20 @@ llvm::MDNode *loopProperty(llvm::LLVMContext &ctx, const char *name, llvm::Const
 }
 
 /// A distinct `llvm.loop` id. It requests vectorization for an innermost loop or a loop under
-/// a vector mark (`vectorWidth` set), and the width `*vectorWidth` if that is > 0.
+/// a vector mark (`vectorWidth` set), and the width `*vectorWidth` if that is > 0. An innermost
+/// loop also gets `llvm.loop.unroll.disable`: LLVM would fully unroll a short loop (the 16
+/// output channels of a blocked conv) before the loop vectorizer runs, leaving it to the SLP
+/// vectorizer, which shuffles the loads and keeps the accumulators in memory (3x slower,
+/// docs/schedules.md).
 llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost, std::optional<int> vectorWidth) {
-  llvm::SmallVector<llvm::Metadata *, 3> ops{nullptr};
+  llvm::SmallVector<llvm::Metadata *, 4> ops{nullptr};
   if (innermost || vectorWidth)
     ops.push_back(loopProperty(ctx, "llvm.loop.vectorize.enable", llvm::ConstantInt::getTrue(ctx)));
   if (vectorWidth.value_or(0) > 0)
     ops.push_back(loopProperty(ctx, "llvm.loop.vectorize.width",
                                llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), *vectorWidth)));
+  if (innermost)
+    ops.push_back(llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")}));
   llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
   id->replaceOperandWith(0, id);
   return id;

@@ -143,9 +143,9 @@ std::string refusal(const ir::Program &program, size_t call, const ir::Statement
 /// Splits the channel iterator of `st`'s accesses to `tensor` by `block` and makes those
 /// accesses read/write `target` at [.., outer, .., inner] (the blocked layout).
 SplitIterators blockAccesses(ir::Statement &st, int tensor, int target, int64_t block,
-                             bool innerNext) {
+                             std::optional<size_t> innerAfter = std::nullopt) {
   const SplitIterators split =
-      splitIterator(st, static_cast<size_t>(channelIterator(st, tensor)), block, innerNext);
+      splitIterator(st, static_cast<size_t>(channelIterator(st, tensor)), block, innerAfter);
   forEachAccess(st, [&](ir::Access &a) {
     if (a.tensor != tensor)
       return;
@@ -228,10 +228,10 @@ int blockOutput(ir::Program &program, size_t call, const std::string &statement,
   ir::Kernel &kernel = program.calls[call].kernel;
   for (ir::Statement &st : kernel.statements)
     if (st.name != statement && accesses(st, out))
-      blockAccesses(st, out, target, block, false);
+      blockAccesses(st, out, target, block);
   ir::Statement copy = boxStatement(freshStatementName(kernel), o.shape, out, {0, 0, 0, 0});
   copy.value = ir::Expr::load({target, copy.write.index});
-  blockAccesses(copy, target, target, block, true);
+  blockAccesses(copy, target, target, block, 2);
   kernel.statements.push_back(std::move(copy));
   return target;
 }
@@ -249,7 +249,7 @@ int blockInput(ir::Program &program, size_t call, const std::string &statement, 
     kc.kernel.tensors[static_cast<size_t>(in)] = {buffer.name, buffer.shape};
     for (ir::Statement &st : kc.kernel.statements)
       if (st.name != statement && accesses(st, in))
-        blockAccesses(st, in, in, block, false);
+        blockAccesses(st, in, in, block);
     return in;
   }
   const int target =
@@ -257,7 +257,7 @@ int blockInput(ir::Program &program, size_t call, const std::string &statement, 
   ir::Kernel &kernel = program.calls[call].kernel;
   ir::Statement copy = boxStatement(freshStatementName(kernel), i.shape, target, {0, 0, 0, 0});
   copy.value = ir::Expr::load({in, copy.write.index});
-  blockAccesses(copy, target, target, block, false);
+  blockAccesses(copy, target, target, block);
   kernel.statements.insert(kernel.statements.begin(), std::move(copy));
   return target;
 }
@@ -265,8 +265,8 @@ int blockInput(ir::Program &program, size_t call, const std::string &statement, 
 /// The conv statement over the blocked tensors: k and c split, W' indexed [k0, c0, r, s, c1, k1].
 void blockConvStatement(ir::Statement &st, const Conv &conv, int out, int in, int64_t x,
                         int64_t y) {
-  SplitIterators k = blockAccesses(st, conv.out, out, x, false);
-  const SplitIterators c = blockAccesses(st, conv.in, in, y, false);
+  SplitIterators k = blockAccesses(st, conv.out, out, x);
+  const SplitIterators c = blockAccesses(st, conv.in, in, y);
   k = {shifted(k.outer, c), shifted(k.inner, c)};
   const ir::Access moved = st.value.args[1].access;
   auto iter = [&](size_t d) { return ir::AffineExpr::iter(st.depth(), d); };

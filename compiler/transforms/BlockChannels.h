@@ -43,7 +43,7 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
 ///  - output O [N, K, OH, OW]: every statement of the kernel accessing it (bias, ReLU, residual
 ///    Add, ...) splits its channel iterator the same way and accesses O' [N, K/x, OH, OW, x]
 ///    instead; O' is a new Temp buffer, copied to O by a statement added last (iterators
-///    (d0, d1_0, d1_1, d2, d3));
+///    (d0, d1_0, d2, d1_1, d3): by rows, so it can share the conv's (n, k0, oh) loops);
 ///  - input I [N, C, H, W]: the conv reads I' [N, C/y, H, W, y]. When I is the kernel's own Temp
 ///    (pad_input's padded buffer), I and the statements writing it take the blocked layout in
 ///    place; otherwise I' is a new Temp buffer filled by a statement added first.

@@ -9,6 +9,7 @@
 #include "polyhedral/ParallelLoops.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -29,6 +30,14 @@ void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
     out.push_back(&e.access);
   for (const ir::Expr &arg : e.args)
     collectLoads(arg, out);
+}
+
+bool accessesTensor(const ir::Statement &st, int tensor) {
+  std::vector<const ir::Access *> loads;
+  collectLoads(st.value, loads);
+  return st.write.tensor == tensor ||
+         std::any_of(loads.begin(), loads.end(),
+                     [tensor](const ir::Access *a) { return a->tensor == tensor; });
 }
 
 bool usesIterator(const ir::Access &access, size_t d) {
@@ -64,11 +73,12 @@ public:
     trace_.node = node;
   }
 
-  /// Appends `step` if it applies; returns whether it did.
+  /// Appends `step` if it applies (any refusal, a typed nasc::Error, means it does not);
+  /// returns whether it did.
   bool tryStep(const ScheduleStep &step) {
     try {
       current_.schedule = applyStep(current_, deps_, step);
-    } catch (const IllegalTransformation &) {
+    } catch (const Error &) {
       return false;
     }
     trace_.steps.push_back(step);
@@ -103,42 +113,78 @@ public:
                                    {"factor", {factor}}, {"band", {0}}}});
   }
 
-  /// The register tile of a statement over a box (docs/performance.md): split J (the tile's
-  /// rows) and O (its columns) where the tile does not take the whole extent, order the loops
-  /// (outer outputs with J0 and O0, reductions, J1, O1) and unroll J1. Returns false, adding
-  /// nothing, when the statement does not qualify.
+  /// The register tile of a statement over a box (docs/performance.md): split each of the
+  /// tile's loops whose count is below its extent, order the loops (outer outputs with the
+  /// outer parts, reductions, the tile's loops), unroll all of them but the last (vectorized).
+  /// Returns false, adding nothing, when the statement does not qualify.
   bool registerTile(const ir::Statement &st) {
     std::optional<RegisterTile> tile = defaultRegisterTile(st, unit_);
     if (!tile)
       return false;
-    const int J = static_cast<int>(tile->jam), O = static_cast<int>(tile->width);
-    const bool splitJ = tile->rows < st.extents[tile->jam];
-    const bool splitO = tile->columns < st.extents[tile->width];
-    auto mapped = [&](int d) { return d + (splitJ && d > J ? 1 : 0) + (splitO && d > O ? 1 : 0); };
-    std::vector<int> order, reductions;
-    for (int d = 0; d < static_cast<int>(st.depth()); ++d)
-      if ((splitJ || d != J) && (splitO || d != O))
-        (isReductionDim(st, static_cast<size_t>(d)) ? reductions : order).push_back(mapped(d));
-    order.insert(order.end(), reductions.begin(), reductions.end());
-    order.push_back(mapped(J) + (splitJ ? 1 : 0));
-    order.push_back(mapped(O) + (splitO ? 1 : 0));
-    auto splitStep = [&](int member, int factor) {
-      return ScheduleStep{
-          "split", {st.name}, {{"member", {member}}, {"factor", {factor}}, {"band", {0}}}};
+    // The band's members as (iterator, part): part 1 is the inner loop of a split.
+    std::vector<std::pair<size_t, int>> members;
+    for (size_t d = 0; d < st.depth(); ++d)
+      members.push_back({d, 0});
+    auto position = [&](std::pair<size_t, int> m) {
+      return static_cast<int>(std::find(members.begin(), members.end(), m) - members.begin());
     };
-    return (!splitJ || tryStep(splitStep(J, tile->rows))) &&
-           (!splitO || tryStep(splitStep(mapped(O), tile->columns))) &&
-           tryStep({"interchange", {st.name}, {{"order", order}}}) &&
-           tryStep({"unroll", {st.name},
-                    {{"member", {static_cast<int>(order.size()) - 2}},
-                     {"factor", {tile->rows}},
-                     {"band", {0}}}});
+    std::vector<ScheduleStep> steps;
+    std::vector<std::pair<size_t, int>> inner;
+    for (const RegisterTile::Loop &loop : tile->loops) {
+      const bool split = loop.count < st.extents[loop.dim];
+      if (split) {
+        const int at = position({loop.dim, 0});
+        members.insert(members.begin() + at + 1, {loop.dim, 1});
+        steps.push_back({"split", {st.name},
+                         {{"member", {at}}, {"factor", {loop.count}}, {"band", {0}}}});
+      }
+      inner.push_back({loop.dim, split ? 1 : 0});
+    }
+    std::vector<int> order, reductions;
+    for (const auto &m : members)
+      if (std::find(inner.begin(), inner.end(), m) == inner.end())
+        (isReductionDim(st, m.first) ? reductions : order).push_back(position(m));
+    order.insert(order.end(), reductions.begin(), reductions.end());
+    for (const auto &m : inner)
+      order.push_back(position(m));
+    steps.push_back({"interchange", {st.name}, {{"order", order}}});
+    for (size_t i = 0; i + 1 < tile->loops.size(); ++i)
+      steps.push_back({"unroll", {st.name},
+                       {{"member", {static_cast<int>(order.size() - tile->loops.size() + i)}},
+                        {"factor", {tile->loops[i].count}},
+                        {"band", {0}}}});
+    return std::all_of(steps.begin(), steps.end(),
+                       [&](const ScheduleStep &step) { return tryStep(step); });
+  }
+
+  /// Fuses, at depth kEpilogueFuseDepth, each run of consecutive statements around a reduction
+  /// statement that access the tensor it writes (its initialisation, bias, activation,
+  /// residual Add, block_channels' copy out), when that is legal: each output row is then
+  /// finished while it is in cache.
+  void fuseAroundReductions(const ir::Kernel &kernel) {
+    const std::vector<ir::Statement> &sts = kernel.statements;
+    for (size_t i = 0; i < sts.size(); ++i) {
+      if (!hasReductionDims(sts[i]))
+        continue;
+      const int tensor = sts[i].write.tensor;
+      size_t first = i, last = i;
+      while (first > 0 && accessesTensor(sts[first - 1], tensor))
+        --first;
+      while (last + 1 < sts.size() && accessesTensor(sts[last + 1], tensor))
+        ++last;
+      std::vector<std::string> names;
+      for (size_t j = first; j <= last; ++j)
+        names.push_back(sts[j].name);
+      if (names.size() > 1)
+        tryStep({"fuse", names, {{"depth", {kEpilogueFuseDepth}}}});
+      i = last;
+    }
   }
 
   void parallelizeOutermost(const ir::Statement &st) {
     if (st.depth() == 0)
       return;
-    isl::schedule_node_band band = statementBand(current_, st.name, 0, "parallelize");
+    isl::schedule_node_band band = statementBand(current_, st.name, 0, "parallelize", true);
     int member = poly::outermostParallelMember(current_, deps_, band);
     if (member >= 0)
       tryStep({"parallelize", {st.name}, {{"member", {member}}, {"band", {0}}}});
@@ -157,27 +203,56 @@ private:
 
 namespace {
 
-/// The tile of a statement whose innermost output dimension `width` fits one vector (the k1 of
-/// a block_channels conv): that vector times the rows of the innermost other output dimension
-/// that no load along `width` uses (ow), as many as divide it, up to kMaxVectorTileRows and the
-/// registers left beside a weight vector and a broadcast.
+/// The last non-reduction dimension before `width` with more than one iteration for which
+/// `wanted(d)`.
+std::optional<size_t> lastOutputDim(const ir::Statement &st, size_t width,
+                                    const std::function<bool(size_t)> &wanted) {
+  std::optional<size_t> found;
+  for (size_t d = 0; d < width; ++d)
+    if (!isReductionDim(st, d) && st.extents[d] > 1 && wanted(d))
+      found = d;
+  return found;
+}
+
+/// The largest divisor of `extent` that is at most `most` (at least 1).
+int64_t largestDivisor(int64_t extent, int64_t most) {
+  int64_t r = std::max<int64_t>(1, std::min(most, extent));
+  while (r > 1 && extent % r != 0)
+    --r;
+  return r;
+}
+
+/// The tile of a statement whose innermost output dimension `width` is one vector (the k1 of
+/// a block_channels conv), as defaultRegisterTile describes.
 std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
                                        const codegen::VectorUnit &unit) {
   std::vector<const ir::Access *> loads;
   collectLoads(st.value, loads);
-  std::optional<size_t> jam;
-  for (size_t d = 0; d < width; ++d)
-    if (!isReductionDim(st, d) && st.extents[d] > 1 &&
-        std::none_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
-          return usesIterator(*a, width) && usesIterator(*a, d);
-        }))
-      jam = d;
-  if (!jam)
+  auto usedAlong = [&](size_t d, bool along) {
+    return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+      return usesIterator(*a, width) == along && usesIterator(*a, d);
+    });
+  };
+  std::optional<size_t> J = lastOutputDim(st, width, [&](size_t d) { return !usedAlong(d, true); });
+  if (!J)
     return std::nullopt;
-  int64_t rows = std::min<int64_t>(kMaxVectorTileRows, unit.registers - 4);
-  while (rows > 1 && st.extents[*jam] % rows != 0)
-    --rows;
-  return RegisterTile{*jam, width, static_cast<int>(rows), static_cast<int>(st.extents[width])};
+  std::optional<size_t> K = lastOutputDim(
+      st, width, [&](size_t d) { return d != *J && usedAlong(d, true) && !usedAlong(d, false); });
+  const int64_t budget = std::min<int64_t>(kMaxTileAccumulators, unit.registers - 4);
+  int64_t bestJam = 1, bestRows = largestDivisor(st.extents[*J], budget);
+  if (K && st.extents[*K] % 2 == 0) {
+    const int64_t rows = largestDivisor(st.extents[*J], budget / 2);
+    if (2 * rows >= bestRows) {
+      bestJam = 2;
+      bestRows = rows;
+    }
+  }
+  RegisterTile tile;
+  if (bestJam > 1)
+    tile.loops.push_back({*K, static_cast<int>(bestJam)});
+  tile.loops.push_back({*J, static_cast<int>(bestRows)});
+  tile.loops.push_back({width, static_cast<int>(st.extents[width])});
+  return tile;
 }
 
 /// The block_channels block of a conv with `K` output channels: the vector's lanes, halved
@@ -208,7 +283,9 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
                               [&](int w) { return st.extents[width] % w == 0; });
   if (rows == 0 || columns == kTileWidths.end())
     return std::nullopt;
-  return RegisterTile{*jam, width, static_cast<int>(rows), *columns};
+  RegisterTile tile;
+  tile.loops = {{*jam, static_cast<int>(rows)}, {width, *columns}};
+  return tile;
 }
 
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
@@ -284,13 +361,14 @@ KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &dep
                             const ir::Kernel &kernel, const std::string &node,
                             const codegen::VectorUnit &unit) {
   TraceBuilder builder(scop, deps, node, unit);
-  for (const ir::Statement &st : kernel.statements) {
+  for (const ir::Statement &st : kernel.statements)
     if (!builder.registerTile(st)) {
       builder.interchangeToDefault(st);
       builder.jam(st);
     }
+  builder.fuseAroundReductions(kernel);
+  for (const ir::Statement &st : kernel.statements)
     builder.parallelizeOutermost(st);
-  }
   return builder.trace();
 }
 

@@ -46,15 +46,24 @@ inline constexpr int kTileRows = 8;
 /// docs/performance.md).
 inline const std::vector<int> kTileWidths = {28, 16, 14, 8};
 
-/// A register tile: `rows` iterations of dimension `jam` times `columns` of dimension `width`.
+/// A register tile: per tiled output dimension, outermost first, the iterations of it that the
+/// tile holds; the last is the vectorized dimension, the others are unrolled. The loops of a
+/// dimension whose count is below its extent are split.
 struct RegisterTile {
-  size_t jam = 0, width = 0;
-  int rows = 0, columns = 0;
+  struct Loop {
+    size_t dim = 0;
+    int count = 0;
+  };
+  std::vector<Loop> loops;
 };
 
-/// Most rows of a one-vector register tile (measured on ResNet-18 with AVX-512,
-/// docs/performance.md).
-inline constexpr int kMaxVectorTileRows = 14;
+/// Depth of the loops the default trace fuses around a reduction statement: (n, k, oh) of a
+/// convolution, so each output row gets its bias, activation and copy-out while in cache.
+inline constexpr int kEpilogueFuseDepth = 3;
+
+/// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
+/// 14 x 2 tile, spilled: docs/performance.md).
+inline constexpr int kMaxTileAccumulators = 16;
 
 /// The smallest channel block the default layout gives a convolution (narrower vectors are not
 /// worth the relayout).
@@ -65,9 +74,12 @@ inline constexpr int kMinChannelBlock = 4;
 /// pad_input), defaultLoopOrder is the identity or a load reads along its innermost dimension O
 /// with a stride other than 1 element. Two shapes:
 ///  - O is one vector (at least kMinChannelBlock and dividing unit.lanes, e.g. k1 of a
-///    block_channels conv): O whole times
-///    rows of J, the innermost output dimension before O that the loads along O do not use (ow):
-///    the largest divisor of J's extent up to kMaxVectorTileRows and unit.registers − 4;
+///    block_channels conv): j iterations of K (k0: used by the loads along O, not by the
+///    others, which are broadcast to the j vectors) times r of J (ow: the innermost output
+///    dimension before O that no load along O uses) times O whole. j in {2, 1} dividing K and r
+///    the largest divisor of J's extent with r·j at most kMaxTileAccumulators and
+///    unit.registers − 4; the largest r·j wins, then the larger j (measured,
+///    docs/performance.md);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
@@ -83,14 +95,16 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
 
 /// The default trace of `kernel` (Scop `scop` from poly::buildScop, dependences `deps`),
 /// named `node`, for a machine with `unit`: per statement in order, the defaultRegisterTile when
-/// there is one (split J by rows and O by columns where the tile is narrower than the loop,
-/// order (outer outputs with J0 and O0, reductions, J1, O1), unroll J1:
-/// the rows x columns outputs stay in vector registers across the reduction loops); otherwise
+/// there is one (split its loops where the tile holds fewer iterations than the loop, order
+/// (outer outputs with the outer parts, reductions, the tile's loops in order), unroll all but
+/// the last: the tile's outputs stay in vector registers across the reduction loops); otherwise
 /// interchange to defaultLoopOrder when that is legal and not the identity, and unroll-and-jam
 /// of defaultJamDimension by kJamFactor (split it, move the inner part innermost, unroll it: the
 /// vectorized loop then computes kJamFactor outputs per load of the shared operand); then
-/// parallelize the outermost member of its band that carries no
-/// dependence and has more than one iteration (poly::outermostParallelMember), if any.
+/// fuse, at depth kEpilogueFuseDepth, each run of consecutive statements around a reduction
+/// statement that access the tensor it writes, where legal; then per statement in order
+/// parallelize the outermost member of its (possibly shared) band that carries no dependence
+/// and has more than one iteration (poly::outermostParallelMember), if any.
 /// Applying it with applyTrace gives the default schedule.
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
                             const ir::Kernel &kernel, const std::string &node,

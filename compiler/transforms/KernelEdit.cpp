@@ -108,13 +108,14 @@ void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &v
   forEachLoad(st.value, visit);
 }
 
-SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor, bool innerNext) {
+SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,
+                             std::optional<size_t> innerAfter) {
   const bool reduction = d < st.reduction.size() && st.reduction[d];
   size_t after = d;
-  if (!innerNext)
-    for (size_t i = d + 1; i < st.depth(); ++i)
-      if ((i < st.reduction.size() && st.reduction[i]) == reduction)
-        after = i;
+  for (size_t i = d + 1; i < st.depth(); ++i)
+    if ((i < st.reduction.size() && st.reduction[i]) == reduction)
+      after = i;
+  after = innerAfter.value_or(after);
   // Old iterator i keeps its place up to `after` and moves one right beyond it.
   std::vector<size_t> position(st.depth());
   for (size_t i = 0; i < st.depth(); ++i)

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,8 +50,10 @@ struct SplitIterators {
 
 /// Splits iterator `d` of `st` (its extent a multiple of `factor`) into d = factor·outer +
 /// inner everywhere in the statement (accesses and constraints). `outer` takes d's place and
-/// name + "0" ("_0" after a digit); `inner` (name + "1") goes right after it when `innerNext`,
-/// else after the last iterator of d's kind (reduction or not), i.e. innermost among them.
-SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor, bool innerNext);
+/// name + "0" ("_0" after a digit); `inner` (name + "1") goes right after iterator `after`
+/// (>= d), by default after the last iterator of d's kind (reduction or not), i.e. innermost
+/// among them.
+SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,
+                             std::optional<size_t> after = std::nullopt);
 
 } // namespace nasc::compiler

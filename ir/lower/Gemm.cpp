@@ -1,5 +1,6 @@
 // Gemm (ONNX): Y[i,j] = alpha · Σ_k A'[i,k]·B'[k,j] + beta · C[i,j], A' = transA ? Aᵀ : A,
-// B' = transB ? Bᵀ : B, C broadcast to M×N; and MatMul of two matrices (Gemm without C).
+// B' = transB ? Bᵀ : B, C broadcast to M×N; and MatMul of two matrices (Gemm without C). A
+// constant Bᵀ is stored transposed (productB).
 #include "ir/Error.h"
 #include "ir/lower/Ops.h"
 #include "ir/lower/Statements.h"
@@ -59,7 +60,26 @@ Statement productStatement(const GemmShape &s, int a, int b, int out) {
   return st;
 }
 
-void emitGemm(LowerContext &ctx, const Node &node, const GemmShape &s) {
+/// Kernel tensor of B as the product reads it. A constant Bᵀ (transB, e.g. a Linear layer's
+/// [N, K] weight) is transposed here, at compile time, into a [K, N] constant, so that the
+/// vectorized j loop reads it contiguously; `s.transB` is cleared then.
+int productB(LowerContext &ctx, KernelBuilder &kb, const Node &node, GemmShape &s) {
+  const std::string &b = node.inputs[1];
+  if (!s.transB || !ctx.graph().isInitializer(b))
+    return kb.tensor(b);
+  const Tensor &source = ctx.graph().initializers.at(b);
+  if (source.dtype != DType::Float32)
+    return kb.tensor(b);
+  Tensor transposed = source;
+  transposed.shape = {s.K, s.N};
+  for (int64_t j = 0; j < s.N; ++j)
+    for (int64_t k = 0; k < s.K; ++k)
+      transposed.f[static_cast<size_t>(k * s.N + j)] = source.f[static_cast<size_t>(j * s.K + k)];
+  s.transB = false;
+  return kb.bufferTensor(ctx.addConstant(b + "_T", std::move(transposed)));
+}
+
+void emitGemm(LowerContext &ctx, const Node &node, GemmShape s) {
   bool hasC = node.inputs.size() > 2 && !node.inputs[2].empty();
   Shape cShape = hasC ? ctx.shape(node.inputs[2]) : Shape{};
   if (hasC && (cShape.size() > 2 || (cShape.size() == 2 && cShape[0] != 1 && cShape[0] != s.M) ||
@@ -68,7 +88,7 @@ void emitGemm(LowerContext &ctx, const Node &node, const GemmShape &s) {
                                     shapeToString({s.M, s.N})));
   KernelBuilder kb(ctx, node.name.empty() ? node.op_type : node.name);
   int a = kb.tensor(node.inputs[0]);
-  int b = kb.tensor(node.inputs[1]);
+  int b = productB(ctx, kb, node, s);
   int c = hasC ? kb.tensor(node.inputs[2]) : -1;
   int out = kb.tensor(node.outputs[0]);
   kb.add(initStatement(s, c, cShape, out));

@@ -4,6 +4,7 @@
 // with the default trace of AVX-512, AVX2 and NEON-sized vector units, against the reference
 // executor.
 #include "compiler/transforms/BlockChannels.h"
+#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "ir/lower/Lower.h"
@@ -78,7 +79,7 @@ TEST_CASE("block_channels moves a padded conv to nChw[x]c activations and OIhw[y
     y_nChw8c[n, k0, oh, ow, k1] += (x_padded_nChw2c[n, c0, oh + r, ow + s, c1] * w_OIhw2i8o[k0, c0, r, s, c1, k1])
   S2[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
     y_nChw8c[n, k0, oh, ow, k1] = max(y_nChw8c[n, k0, oh, ow, k1], 0)
-  P5[d0 < 1, d1_0 < 2, d1_1 < 8, d2 < 3, d3 < 5]
+  P5[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
     y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
 )");
   // W is used by this conv only: its buffer is replaced (one new buffer: y_nChw8c).
@@ -118,7 +119,7 @@ TEST_CASE("block_channels packs an unpadded conv's input into a new buffer first
     y_nChw4c[n, k0, oh, ow, k1] = b[4*k0 + k1]
   S1[n < 1, k0 < 2, oh < 2, ow < 2, k1 < 4, c0* < 4, r* < 1, s* < 1, c1* < 4]
     y_nChw4c[n, k0, oh, ow, k1] += (x_nChw4c[n, c0, 2*oh + r, 2*ow + s, c1] * w_OIhw4i4o[k0, c0, r, s, c1, k1])
-  P3[d0 < 1, d1_0 < 2, d1_1 < 4, d2 < 2, d3 < 2]
+  P3[d0 < 1, d1_0 < 2, d2 < 2, d1_1 < 4, d3 < 2]
     y[d0, 4*d1_0 + d1_1, d2, d3] = y_nChw4c[d0, d1_0, d2, d3, d1_1]
 )");
 }
@@ -179,4 +180,28 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
       CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
     }
   }
+}
+
+TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulator vectors",
+          "[block-channels][default-schedule]") {
+  // Tile loops as (iterator, count) of S1[n, k0, oh, ow, k1, c0, r, s, c1].
+  auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit) {
+    ir::Program program = lower("blocktile", convNet("blocktile", 32, 4, width, 64, 3,
+                                                     R"({"pads": [1, 1, 1, 1]})"));
+    compiler::padInput(program, 0, "S1");
+    compiler::blockChannels(program, 0, "S1", block);
+    std::optional<compiler::RegisterTile> tile =
+        compiler::defaultRegisterTile(program.calls[0].kernel.statements[3], unit);
+    std::vector<std::pair<size_t, int>> loops;
+    for (const compiler::RegisterTile::Loop &loop : tile.value().loops)
+      loops.push_back({loop.dim, loop.count});
+    return loops;
+  };
+  using Loops = std::vector<std::pair<size_t, int>>;
+  // AVX-512: two vectors of k1 (k0 unrolled by 2) times the largest width divisor up to 8.
+  CHECK(tileOf(7, 16, {16, 32}) == Loops{{1, 2}, {3, 7}, {4, 16}});
+  CHECK(tileOf(56, 16, {16, 32}) == Loops{{1, 2}, {3, 8}, {4, 16}});
+  // AVX2 (12 accumulators): 7 columns of one vector beat 2 x 1.
+  CHECK(tileOf(7, 8, {8, 16}) == Loops{{3, 7}, {4, 8}});
+  CHECK(tileOf(28, 8, {8, 16}) == Loops{{1, 2}, {3, 4}, {4, 8}});
 }

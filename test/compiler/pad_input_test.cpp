@@ -61,7 +61,8 @@ TEST_CASE("pad_input refuses statements that are not zero-padded convolutions", 
   CHECK_THROWS_AS(compiler::padInput(program, 0, "S1"), compiler::NotZeroPadded);
 }
 
-TEST_CASE("the default trace pads a conv's input, blocks its channels and register-tiles it",
+TEST_CASE("the default trace pads a conv's input, blocks its channels, register-tiles it and "
+          "fuses its bias, ReLU and copy-out into its rows",
           "[pad-input]") {
   const std::string net = test::convReluNet("tiledconv", 2, 3, 6, 16, 16, 7);
   const std::string path = test::writeModel("tiledconv", net).string();
@@ -73,15 +74,12 @@ TEST_CASE("the default trace pads a conv's input, blocks its channels and regist
     "conv": [
       {"primitive":"pad_input","statement":"S1"},
       {"primitive":"block_channels","statement":"S1","block":16,"input_block":3},
+      {"primitive":"interchange","statement":"S1","order":[0,1,2,5,6,7,8,3,4]},
+      {"primitive":"unroll","statement":"S1","member":7,"factor":16,"band":0},
+      {"primitive":"fuse","statements":["S0","S1","S2","P5"],"depth":3},
       {"primitive":"parallelize","statement":"P3","member":0,"band":0},
       {"primitive":"parallelize","statement":"P4","member":0,"band":0},
-      {"primitive":"parallelize","statement":"S0","member":0,"band":0},
-      {"primitive":"split","statement":"S1","member":3,"factor":8,"band":0},
-      {"primitive":"interchange","statement":"S1","order":[0,1,2,3,6,7,8,9,4,5]},
-      {"primitive":"unroll","statement":"S1","member":8,"factor":8,"band":0},
-      {"primitive":"parallelize","statement":"S1","member":0,"band":0},
-      {"primitive":"parallelize","statement":"S2","member":0,"band":0},
-      {"primitive":"parallelize","statement":"P5","member":0,"band":0}
+      {"primitive":"parallelize","statement":"S0","member":0,"band":0}
     ]
   }
 }

@@ -184,15 +184,23 @@ TEST_CASE("Gemm with transB, alpha, beta and a row-broadcast C") {
                          {{"transB", int64_t(1)}, {"alpha", 0.5f}, {"beta", 2.0f}}, {"b", "c"});
   addInitializer(g, "b", {4, 3});
   addInitializer(g, "c", {4});
+  // The constant B is stored transposed at compile time: b_T[k, j] = b[j, k].
   CHECK(onlyKernel(g) == "kernel op\n"
                          "  tensor x : 2x3\n"
-                         "  tensor b : 4x3\n"
+                         "  tensor b_T : 3x4\n"
                          "  tensor c : 4\n"
                          "  tensor y : 2x4\n"
                          "  S0[i < 2, j < 4]\n"
                          "    y[i, j] = (2 * c[j])\n"
                          "  S1[i < 2, j < 4, k* < 3]\n"
-                         "    y[i, j] += (0.5 * (x[i, k] * b[j, k]))\n");
+                         "    y[i, j] += (0.5 * (x[i, k] * b_T[k, j]))\n");
+  Program p = nasc::ir::lowerGraph(g);
+  const std::vector<float> &b = g.initializers.at("b").f;
+  const std::vector<float> &bT = p.buffers.at(static_cast<size_t>(p.calls.at(0).args[1])).data.f;
+  REQUIRE(bT.size() == 12);
+  for (size_t j = 0; j < 4; ++j)
+    for (size_t k = 0; k < 3; ++k)
+      CHECK(bT[k * 4 + j] == b[j * 3 + k]);
 }
 
 TEST_CASE("Gemm with transA and a column C broadcast by a zero coefficient") {
