@@ -1,6 +1,7 @@
 #include "compiler/Pipeline.h"
 
 #include "compiler/transforms/DefaultSchedule.h"
+#include "compiler/transforms/ForwardBlocked.h"
 #include "compiler/transforms/Primitives.h"
 #include "ir/lower/Lower.h"
 
@@ -48,19 +49,23 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   model.graph = std::move(graph);
   model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
   std::vector<int> entries = matchSchedule(model.program, schedule);
+  std::vector<KernelSchedule> traces;
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
-    const bool fromFile = entries[c] >= 0;
-    KernelSchedule trace;
-    if (fromFile) {
-      trace = schedule.kernels[static_cast<size_t>(entries[c])];
-      applyLayoutSteps(model.program, c, trace, model.schedule.source);
+    if (entries[c] >= 0) {
+      traces.push_back(schedule.kernels[static_cast<size_t>(entries[c])]);
+      applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
     } else {
-      trace = {kernelNode(model.program.calls[c]), applyDefaultLayout(model.program, c, unit)};
+      traces.push_back(
+          {kernelNode(model.program.calls[c]), applyDefaultLayout(model.program, c, unit)});
     }
+  }
+  forwardBlockedLayouts(model.program);
+  for (size_t c = 0; c < model.program.calls.size(); ++c) {
+    KernelSchedule &trace = traces[c];
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
     model.dependences.push_back(poly::computeDependences(scop, call.kernel));
-    if (!fromFile) {
+    if (entries[c] < 0) {
       KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
       trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
     }

@@ -49,6 +49,8 @@ struct PolyhedralModel {
 /// node it implements, or its kernel name) is scheduled by that trace (applyLayoutSteps, then
 /// applyTrace), every other kernel by compiler::applyDefaultLayout and compiler::defaultTrace
 /// for the vector unit `unit` (the target's: codegen::vectorUnit(CompileOptions::target)).
+/// Between the layout steps of all kernels and their Scops, forwardBlockedLayouts keeps
+/// activations blocked between kernels that can read them so.
 /// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
 /// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},

@@ -27,7 +27,9 @@ std::vector<float> runSharedLibrary(const compiler::PolyhedralModel &model, cons
   fs::create_directories(dir);
   fs::path so = dir / ("lib" + stem + ".so");
   compiler::emitSharedLibrary(model, {}, so.string(), "");
-  std::string driver = (dir / "abi_driver").string();
+  // One driver per model: the tests run in parallel (ctest -j) and must not rebuild a binary
+  // another one is executing.
+  std::string driver = (dir / ("abi_driver_" + stem)).string();
   std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
   REQUIRE(std::system(build.c_str()) == 0);
   std::ofstream(dir / (stem + ".in"), std::ios::binary)

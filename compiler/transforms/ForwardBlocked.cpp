@@ -1,0 +1,169 @@
+#include "compiler/transforms/ForwardBlocked.h"
+
+#include "compiler/transforms/KernelEdit.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace nasc::compiler {
+
+namespace {
+
+/// A copy-out statement T[e0, x·a + b, e2, e3] = T'[e0, a, e2, e3, b] of kernel tensors
+/// `out` (T) and `blocked` (T').
+struct CopyOut {
+  size_t statement = 0;
+  int out = -1, blocked = -1;
+  int64_t block = 0;
+};
+
+/// The iterators (a, b) of a channel index x·a + b with b < x, if `e` is one.
+std::optional<std::pair<size_t, size_t>> splitChannel(const ir::Statement &st,
+                                                      const ir::AffineExpr &e, int64_t x) {
+  if (e.constant != 0)
+    return std::nullopt;
+  std::optional<size_t> a, b;
+  for (size_t i = 0; i < e.coeffs.size(); ++i) {
+    if (e.coeffs[i] == 0)
+      continue;
+    if (e.coeffs[i] == x && !a)
+      a = i;
+    else if (e.coeffs[i] == 1 && !b && st.extents[i] == x)
+      b = i;
+    else
+      return std::nullopt;
+  }
+  if (!a || !b)
+    return std::nullopt;
+  return std::make_pair(*a, *b);
+}
+
+std::optional<CopyOut> matchCopyOut(const ir::Kernel &kernel, size_t s) {
+  const ir::Statement &st = kernel.statements[s];
+  if (st.update != ir::Update::Assign || st.value.op != ir::Expr::Op::Load ||
+      st.write.index.size() != 4 || st.value.access.index.size() != 5)
+    return std::nullopt;
+  const ir::Access &w = st.write, &r = st.value.access;
+  const int64_t x = kernel.tensors.at(static_cast<size_t>(r.tensor)).shape[4];
+  auto channel = splitChannel(st, w.index[1], x);
+  if (!channel || plainIterator(r.index[1]) != static_cast<int>(channel->first) ||
+      plainIterator(r.index[4]) != static_cast<int>(channel->second))
+    return std::nullopt;
+  for (size_t d : {0, 2, 3})
+    if (r.index[d].coeffs != w.index[d].coeffs || r.index[d].constant != w.index[d].constant)
+      return std::nullopt;
+  return CopyOut{s, w.tensor, r.tensor, x};
+}
+
+bool accesses(ir::Statement st, int tensor) {
+  bool found = false;
+  forEachAccess(st, [&](ir::Access &a) { found = found || a.tensor == tensor; });
+  return found;
+}
+
+/// The kernel tensor of `call` bound to `buffer`, or -1.
+int tensorOf(const ir::KernelCall &call, int buffer) {
+  auto it = std::find(call.args.begin(), call.args.end(), buffer);
+  return it == call.args.end() ? -1 : static_cast<int>(it - call.args.begin());
+}
+
+/// Whether every access of `call` to its tensor `t` only reads it with channels x·a + b.
+bool readsBlockable(const ir::KernelCall &call, int t, int64_t x) {
+  for (const ir::Statement &st : call.kernel.statements) {
+    if (st.write.tensor == t)
+      return false;
+    bool ok = true;
+    ir::Statement copy = st;
+    forEachAccess(copy, [&](ir::Access &a) {
+      ok = ok && (a.tensor != t || (a.index.size() == 4 && splitChannel(st, a.index[1], x)));
+    });
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+/// Rewrites `call`'s reads of its tensor `t` to the blocked tensor `blocked`.
+void readBlocked(ir::KernelCall &call, int t, int blocked) {
+  for (ir::Statement &st : call.kernel.statements) {
+    const ir::Statement before = st;
+    const int64_t x = call.kernel.tensors.at(static_cast<size_t>(blocked)).shape[4];
+    forEachAccess(st, [&](ir::Access &a) {
+      if (a.tensor != t)
+        return;
+      const auto [outer, inner] = *splitChannel(before, a.index[1], x);
+      a.tensor = blocked;
+      a.index[1] = ir::AffineExpr::iter(before.depth(), outer);
+      a.index.push_back(ir::AffineExpr::iter(before.depth(), inner));
+    });
+  }
+}
+
+/// Removes kernel tensor `t` of `call` (no statement accesses it any more).
+void unbind(ir::KernelCall &call, int t) {
+  call.kernel.tensors.erase(call.kernel.tensors.begin() + t);
+  call.args.erase(call.args.begin() + t);
+  for (ir::Statement &st : call.kernel.statements)
+    forEachAccess(st, [&](ir::Access &a) {
+      if (a.tensor > t)
+        --a.tensor;
+    });
+}
+
+/// Whether the copy `copy` of call `c` can be dropped: O a Temp written by this statement only.
+bool forwardable(const ir::Program &program, size_t c, const CopyOut &copy) {
+  const ir::KernelCall &call = program.calls[c];
+  const int buffer = call.args[static_cast<size_t>(copy.out)];
+  if (program.buffers[static_cast<size_t>(buffer)].kind != ir::BufferKind::Temp)
+    return false;
+  for (size_t s = 0; s < call.kernel.statements.size(); ++s)
+    if (s != copy.statement && accesses(call.kernel.statements[s], copy.out))
+      return false;
+  for (size_t other = 0; other < program.calls.size(); ++other) {
+    const int t = tensorOf(program.calls[other], buffer);
+    if (other != c && t >= 0 && (other < c || !readsBlockable(program.calls[other], t, copy.block)))
+      return false;
+  }
+  return true;
+}
+
+void forward(ir::Program &program, size_t c, const CopyOut &copy) {
+  ir::KernelCall &call = program.calls[c];
+  const int buffer = call.args[static_cast<size_t>(copy.out)];
+  const int blockedBuffer = call.args[static_cast<size_t>(copy.blocked)];
+  call.kernel.statements.erase(call.kernel.statements.begin() +
+                               static_cast<std::ptrdiff_t>(copy.statement));
+  unbind(call, copy.out);
+  for (size_t other = c + 1; other < program.calls.size(); ++other) {
+    ir::KernelCall &reader = program.calls[other];
+    const int t = tensorOf(reader, buffer);
+    if (t < 0)
+      continue;
+    reader.kernel.tensors.push_back(
+        {program.buffers[static_cast<size_t>(blockedBuffer)].name,
+         program.buffers[static_cast<size_t>(blockedBuffer)].shape});
+    reader.args.push_back(blockedBuffer);
+    readBlocked(reader, t, static_cast<int>(reader.args.size()) - 1);
+    unbind(reader, t);
+  }
+}
+
+} // namespace
+
+int forwardBlockedLayouts(ir::Program &program) {
+  int removed = 0;
+  for (size_t c = 0; c < program.calls.size(); ++c) {
+    const ir::Kernel &kernel = program.calls[c].kernel;
+    for (size_t s = 0; s < kernel.statements.size(); ++s) {
+      std::optional<CopyOut> copy = matchCopyOut(kernel, s);
+      if (copy && forwardable(program, c, *copy)) {
+        forward(program, c, *copy);
+        ++removed;
+        break;
+      }
+    }
+  }
+  return removed;
+}
+
+} // namespace nasc::compiler

@@ -1,0 +1,18 @@
+// Keeps activations in the blocked layout between kernels: when block_channels left a kernel
+// copying its output O' (nChw[x]c) back to O (NCHW) and every reader of O in later kernels
+// indexes O's channels as x·a + b (a, b iterators, b < x: readers that are blocked
+// themselves, e.g. the next conv's pad copy or a residual Add), the copy is dropped and the
+// readers read O'[.., a, .., b] instead.
+#pragma once
+
+#include "ir/Program.h"
+
+namespace nasc::compiler {
+
+/// Applies the rewrite above to every copy-out statement of `program` it can; returns how many
+/// copies it removed. A copy stays when O is a graph output, is written by another kernel or
+/// statement, or a reader indexes its channels otherwise (e.g. max-pool, global pooling).
+/// Kernel tensors no longer used are unbound, so the workspace plan drops O.
+int forwardBlockedLayouts(ir::Program &program);
+
+} // namespace nasc::compiler

@@ -1,0 +1,83 @@
+// forwardBlockedLayouts (compiler/transforms/ForwardBlocked.h), run by lowerToPolyhedral: a
+// blocked conv's copy back to NCHW is dropped when every later reader can read nChw[x]c (the
+// next conv's pad copy, a residual Add), and kept for a graph output or a max-pool reader; the
+// compiled models equal the reference executor.
+#include "test/support/ScheduleRun.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace nasc;
+
+namespace {
+
+/// x [1, 8, 6, 5] -> conv a (16, 3x3 pad 1) -> relu r1 -> conv b (16, 3x3 pad 1) ->
+/// Add(b, r1) -> relu -> `tail`.
+std::string residualNet(const std::string &name, const std::string &tail) {
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, 8, 6, 5]}],
+  "outputs": ["y"],
+  "nodes": [
+    {"name": "a", "op_type": "Conv", "inputs": ["x", "wa", "ba"], "outputs": ["ca"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "relu1", "op_type": "Relu", "inputs": ["ca"], "outputs": ["r1"]},
+    {"name": "b", "op_type": "Conv", "inputs": ["r1", "wb", "bb"], "outputs": ["cb"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "add", "op_type": "Add", "inputs": ["cb", "r1"], "outputs": ["s"]},
+    {"name": "relu2", "op_type": "Relu", "inputs": ["s"], "outputs": [")" +
+         std::string(tail.empty() ? "y" : "r2") + R"("]})" + tail + R"(],
+  "initializers": [
+    {"name": "wa", "shape": [16, 8, 3, 3], "init": "he_normal", "seed": 1},
+    {"name": "ba", "shape": [16], "init": "he_normal", "seed": 2},
+    {"name": "wb", "shape": [16, 16, 3, 3], "init": "he_normal", "seed": 3},
+    {"name": "bb", "shape": [16], "init": "he_normal", "seed": 4}]})";
+}
+
+const ir::KernelCall &callOf(const ir::Program &program, const std::string &node) {
+  return *std::find_if(program.calls.begin(), program.calls.end(), [&](const ir::KernelCall &c) {
+    return std::find(c.nodes.begin(), c.nodes.end(), node) != c.nodes.end();
+  });
+}
+
+bool bindsTensorNamed(const ir::KernelCall &call, const std::string &name) {
+  return std::any_of(call.kernel.tensors.begin(), call.kernel.tensors.end(),
+                     [&](const ir::TensorDecl &t) { return t.name == name; });
+}
+
+} // namespace
+
+TEST_CASE("a blocked conv's output stays blocked for a blocked reader, and is copied to NCHW "
+          "for a graph output",
+          "[block-channels][forward-blocked]") {
+  const std::string path = test::writeModel("fwdres", residualNet("fwdres", "")).string();
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{8, 16});
+  const ir::KernelCall &a = callOf(model.program, "a");
+  const ir::KernelCall &b = callOf(model.program, "b");
+  // Kernel a no longer writes r1 in NCHW; kernel b reads r1_nChw8c in its pad copy and its Add.
+  CHECK_FALSE(bindsTensorNamed(a, "r1"));
+  CHECK_FALSE(bindsTensorNamed(b, "r1"));
+  const std::string text = b.kernel.toString();
+  CHECK(text.find("= r1_nChw8c[d0, d1_0, d2, d3, d1_1]") != std::string::npos);
+  CHECK(text.find("+ r1_nChw8c[n, k0, oh, ow, k1])") != std::string::npos);
+  // y is a graph output: kernel b copies its result out.
+  CHECK(text.find("y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]") !=
+        std::string::npos);
+  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}
+
+TEST_CASE("a blocked conv's output read by a max-pool is copied back to NCHW",
+          "[block-channels][forward-blocked]") {
+  const std::string tail = R"(,
+    {"name": "pool", "op_type": "MaxPool", "inputs": ["r2"], "outputs": ["y"],
+     "attributes": {"kernel_shape": [2, 2], "strides": [2, 2]}})";
+  const std::string path = test::writeModel("fwdpool", residualNet("fwdpool", tail)).string();
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{16, 32});
+  const ir::KernelCall &b = callOf(model.program, "b");
+  CHECK(bindsTensorNamed(b, "r2"));
+  CHECK(b.kernel.toString().find("r2[d0, 16*d1_0 + d1_1, d2, d3] = r2_nChw16c[") !=
+        std::string::npos);
+  CHECK_FALSE(bindsTensorNamed(callOf(model.program, "a"), "r1"));
+  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}
