@@ -43,19 +43,13 @@ std::string matchConv(const ir::Statement &st, Conv &conv) {
   return "";
 }
 
-bool accesses(ir::Statement st, int tensor) {
-  bool found = false;
-  forEachAccess(st, [&](ir::Access &a) { found = found || a.tensor == tensor; });
-  return found;
-}
-
 bool writes(const ir::Statement &st, int tensor) { return st.write.tensor == tensor; }
 
 /// The channel iterator (index 1) shared by every access of `st` to `tensor`, or -1 when an
 /// access indexes channels otherwise or two accesses disagree.
-int channelIterator(ir::Statement st, int tensor) {
+int channelIterator(const ir::Statement &st, int tensor) {
   int d = -2;
-  forEachAccess(st, [&](ir::Access &a) {
+  forEachAccess(st, [&](const ir::Access &a) {
     if (a.tensor != tensor)
       return;
     const int it = a.index.size() == 4 ? plainIterator(a.index[1]) : -1;
@@ -80,7 +74,7 @@ bool isPrivateTemp(const ir::Program &program, size_t call, int tensor) {
 std::string splitRefusal(const ir::Kernel &kernel, int tensor, int64_t block) {
   const std::string &name = kernel.tensors.at(static_cast<size_t>(tensor)).name;
   for (const ir::Statement &st : kernel.statements) {
-    if (!accesses(st, tensor))
+    if (!accessesTensor(st, tensor))
       continue;
     const int d = channelIterator(st, tensor);
     if (d < 0)
@@ -97,10 +91,10 @@ std::string splitRefusal(const ir::Kernel &kernel, int tensor, int64_t block) {
 /// Why O, the output of the conv, cannot move to the blocked layout, or "".
 std::string outputRefusal(const ir::Kernel &kernel, int out, int64_t block) {
   auto first = std::find_if(kernel.statements.begin(), kernel.statements.end(),
-                            [&](const ir::Statement &st) { return accesses(st, out); });
+                            [&](const ir::Statement &st) { return accessesTensor(st, out); });
   ir::Statement head = *first;
   head.write.tensor = -1;
-  if (!writes(*first, out) || first->update != ir::Update::Assign || accesses(head, out))
+  if (!writes(*first, out) || first->update != ir::Update::Assign || accessesTensor(head, out))
     return "statement " + first->name + " reads the output " +
            kernel.tensors[static_cast<size_t>(out)].name + " before the kernel writes it";
   return splitRefusal(kernel, out, block);
@@ -189,7 +183,7 @@ bool sharedBeyond(const ir::Program &program, size_t call, int tensor,
       return true;
   return std::any_of(kc.kernel.statements.begin(), kc.kernel.statements.end(),
                      [&](const ir::Statement &st) {
-                       return st.name != statement && accesses(st, tensor);
+                       return st.name != statement && accessesTensor(st, tensor);
                      });
 }
 
@@ -227,7 +221,7 @@ int blockOutput(ir::Program &program, size_t call, const std::string &statement,
       addTempTensor(program, call, blockedName(o.name, block), blockedShape(o.shape, block));
   ir::Kernel &kernel = program.calls[call].kernel;
   for (ir::Statement &st : kernel.statements)
-    if (st.name != statement && accesses(st, out))
+    if (st.name != statement && accessesTensor(st, out))
       blockAccesses(st, out, target, block);
   ir::Statement copy = boxStatement(freshStatementName(kernel), o.shape, out, {0, 0, 0, 0});
   copy.value = ir::Expr::load({target, copy.write.index});
@@ -248,7 +242,7 @@ int blockInput(ir::Program &program, size_t call, const std::string &statement, 
     buffer.shape = blockedShape(i.shape, block);
     kc.kernel.tensors[static_cast<size_t>(in)] = {buffer.name, buffer.shape};
     for (ir::Statement &st : kc.kernel.statements)
-      if (st.name != statement && accesses(st, in))
+      if (st.name != statement && accessesTensor(st, in))
         blockAccesses(st, in, in, block);
     return in;
   }

@@ -32,14 +32,6 @@ void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
     collectLoads(arg, out);
 }
 
-bool accessesTensor(const ir::Statement &st, int tensor) {
-  std::vector<const ir::Access *> loads;
-  collectLoads(st.value, loads);
-  return st.write.tensor == tensor ||
-         std::any_of(loads.begin(), loads.end(),
-                     [tensor](const ir::Access *a) { return a->tensor == tensor; });
-}
-
 bool usesIterator(const ir::Access &access, size_t d) {
   return std::any_of(access.index.begin(), access.index.end(),
                      [d](const ir::AffineExpr &e) { return d < e.coeffs.size() && e.coeffs[d] != 0; });

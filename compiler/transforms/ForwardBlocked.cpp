@@ -55,12 +55,6 @@ std::optional<CopyOut> matchCopyOut(const ir::Kernel &kernel, size_t s) {
   return CopyOut{s, w.tensor, r.tensor, x};
 }
 
-bool accesses(ir::Statement st, int tensor) {
-  bool found = false;
-  forEachAccess(st, [&](ir::Access &a) { found = found || a.tensor == tensor; });
-  return found;
-}
-
 /// The kernel tensor of `call` bound to `buffer`, or -1.
 int tensorOf(const ir::KernelCall &call, int buffer) {
   auto it = std::find(call.args.begin(), call.args.end(), buffer);
@@ -73,8 +67,7 @@ bool readsBlockable(const ir::KernelCall &call, int t, int64_t x) {
     if (st.write.tensor == t)
       return false;
     bool ok = true;
-    ir::Statement copy = st;
-    forEachAccess(copy, [&](ir::Access &a) {
+    forEachAccess(st, [&](const ir::Access &a) {
       ok = ok && (a.tensor != t || (a.index.size() == 4 && splitChannel(st, a.index[1], x)));
     });
     if (!ok)
@@ -117,7 +110,7 @@ bool forwardable(const ir::Program &program, size_t c, const CopyOut &copy) {
   if (program.buffers[static_cast<size_t>(buffer)].kind != ir::BufferKind::Temp)
     return false;
   for (size_t s = 0; s < call.kernel.statements.size(); ++s)
-    if (s != copy.statement && accesses(call.kernel.statements[s], copy.out))
+    if (s != copy.statement && accessesTensor(call.kernel.statements[s], copy.out))
       return false;
   for (size_t other = 0; other < program.calls.size(); ++other) {
     const int t = tensorOf(program.calls[other], buffer);

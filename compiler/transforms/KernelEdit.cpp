@@ -74,10 +74,11 @@ int plainIterator(const ir::AffineExpr &e) {
 
 namespace {
 
-void forEachLoad(ir::Expr &e, const std::function<void(ir::Access &)> &visit) {
+/// Visits the loads of `e` (an ir::Expr, const or not) in tree order.
+template <typename ExprT, typename Visit> void forEachLoad(ExprT &e, const Visit &visit) {
   if (e.op == ir::Expr::Op::Load)
     visit(e.access);
-  for (ir::Expr &arg : e.args)
+  for (auto &arg : e.args)
     forEachLoad(arg, visit);
 }
 
@@ -106,6 +107,18 @@ std::string partName(const std::string &name, int part) {
 void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &visit) {
   visit(st.write);
   forEachLoad(st.value, visit);
+}
+
+void forEachAccess(const ir::Statement &st,
+                   const std::function<void(const ir::Access &)> &visit) {
+  visit(st.write);
+  forEachLoad(st.value, visit);
+}
+
+bool accessesTensor(const ir::Statement &st, int tensor) {
+  bool found = false;
+  forEachAccess(st, [&](const ir::Access &a) { found = found || a.tensor == tensor; });
+  return found;
 }
 
 SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,

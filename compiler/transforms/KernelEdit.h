@@ -41,6 +41,10 @@ int plainIterator(const ir::AffineExpr &e);
 
 /// Calls `visit` on every access of `st`: its write, then the loads of its value.
 void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &visit);
+void forEachAccess(const ir::Statement &st, const std::function<void(const ir::Access &)> &visit);
+
+/// Whether `st` writes or loads kernel tensor `tensor`.
+bool accessesTensor(const ir::Statement &st, int tensor);
 
 /// The iterators of a split: `outer` (extent / factor) and `inner` (factor), with
 /// iterator = factor · outer + inner.
