@@ -113,10 +113,14 @@ std::string inputRefusal(const ir::Program &program, size_t call, const Conv &co
   return "";
 }
 
+/// Matches `st` as `conv`, replaces an `inputBlock` of 0 by defaultInputBlock, and returns why
+/// block_channels refuses it, or "".
 std::string refusal(const ir::Program &program, size_t call, const ir::Statement &st,
-                    int64_t block, int64_t inputBlock, Conv &conv) {
+                    int64_t block, int64_t &inputBlock, Conv &conv) {
   if (std::string why = matchConv(st, conv); !why.empty())
     return why;
+  if (inputBlock == 0)
+    inputBlock = defaultInputBlock(st.extents[conv.c], block);
   const ir::KernelCall &kc = program.calls[call];
   const int weights = kc.args.at(static_cast<size_t>(conv.weights));
   if (program.buffers.at(static_cast<size_t>(weights)).kind != ir::BufferKind::Constant)
@@ -295,19 +299,13 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
   if (!st)
     return "no statement '" + statement + "'";
   Conv conv;
-  if (std::string why = matchConv(*st, conv); !why.empty())
-    return why;
-  if (inputBlock == 0)
-    inputBlock = defaultInputBlock(st->extents[conv.c], block);
   return refusal(program, call, *st, block, inputBlock, conv);
 }
 
-void blockChannels(ir::Program &program, size_t call, const std::string &statement, int64_t block,
-                   int64_t inputBlock) {
+int64_t blockChannels(ir::Program &program, size_t call, const std::string &statement,
+                      int64_t block, int64_t inputBlock) {
   const ir::Statement &found = requireStatement(program, call, statement);
   Conv conv;
-  if (inputBlock == 0 && matchConv(found, conv).empty())
-    inputBlock = defaultInputBlock(found.extents[conv.c], block);
   if (std::string why = refusal(program, call, found, block, inputBlock, conv); !why.empty())
     throw NotBlockable("block_channels: statement " + statement + " of kernel '" +
                        program.calls[call].kernel.name + "' cannot take blocked layouts: " + why);
@@ -316,6 +314,7 @@ void blockChannels(ir::Program &program, size_t call, const std::string &stateme
   const int out = blockOutput(program, call, statement, conv.out, block);
   blockConvStatement(*findStatement(program.calls[call].kernel, statement), conv, out, in, block,
                      inputBlock);
+  return inputBlock;
 }
 
 } // namespace nasc::compiler

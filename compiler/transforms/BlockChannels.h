@@ -47,9 +47,10 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
 ///  - input I [N, C, H, W]: the conv reads I' [N, C/y, H, W, y]. When I is the kernel's own Temp
 ///    (pad_input's padded buffer), I and the statements writing it take the blocked layout in
 ///    place; otherwise I' is a new Temp buffer filled by a statement added first.
-/// The result is the same up to the order of the floating-point sums over c.
+/// The result is the same up to the order of the floating-point sums over c. Returns the input
+/// block used.
 /// Throws UnknownStatement (TransformErrors.h) for a missing statement and NotBlockable.
-void blockChannels(ir::Program &program, size_t call, const std::string &statement, int64_t block,
-                   int64_t inputBlock = 0);
+int64_t blockChannels(ir::Program &program, size_t call, const std::string &statement,
+                      int64_t block, int64_t inputBlock = 0);
 
 } // namespace nasc::compiler

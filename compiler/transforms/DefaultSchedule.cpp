@@ -300,10 +300,7 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
         channelBlock(kernel.tensors.at(static_cast<size_t>(st.write.tensor)).shape[1], unit);
     if (block == 0 || !blockChannelsRefusal(program, call, name, block).empty())
       continue;
-    const ir::Access &input = st.value.args.at(0).access;
-    const int inputBlock = static_cast<int>(defaultInputBlock(
-        kernel.tensors.at(static_cast<size_t>(input.tensor)).shape[1], block));
-    blockChannels(program, call, name, block, inputBlock);
+    const int inputBlock = static_cast<int>(blockChannels(program, call, name, block));
     steps.push_back({"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});
   }
   return steps;
