@@ -1,5 +1,6 @@
 #include "compiler/Pipeline.h"
 
+#include "compiler/nas/NeuralTrace.h"
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/ForwardBlocked.h"
 #include "compiler/transforms/Primitives.h"
@@ -20,16 +21,23 @@ std::string kernelNode(const ir::KernelCall &call) {
   return call.nodes.empty() ? call.kernel.name : call.nodes.front();
 }
 
-/// For each call, the index of the entry of `schedule` naming it, or -1.
-std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &schedule) {
+/// For each call, the index of the entry of `schedule` naming it, or -1. Entries of only neural
+/// steps whose node they replaced (seq1, seq2, seq3) match no call and go to `replaced`.
+std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &schedule,
+                               std::vector<KernelSchedule> &replaced) {
   std::vector<int> entry(program.calls.size(), -1);
   for (size_t e = 0; e < schedule.kernels.size(); ++e) {
     const std::string &node = schedule.kernels[e].node;
     auto call = std::find_if(program.calls.begin(), program.calls.end(),
                              [&](const ir::KernelCall &c) { return implements(c, node); });
+    if (call == program.calls.end() && nas::onlyNeuralSteps(schedule.kernels[e])) {
+      replaced.push_back(schedule.kernels[e]);
+      continue;
+    }
     if (call == program.calls.end())
       throw Error(schedule.source + ": node '" + node + "' is implemented by no kernel of model '" +
-                  program.name + "' (see `nasc inspect MODEL --stage schedule`)");
+                  program.name + "' (see `nasc inspect MODEL --stage schedule`; the parts that " +
+                  "seq1, seq2 and seq3 make of a node are scheduled under their own names)");
     int &slot = entry[static_cast<size_t>(call - program.calls.begin())];
     if (slot >= 0)
       throw Error(schedule.source + ": nodes '" + schedule.kernels[static_cast<size_t>(slot)].node +
@@ -45,18 +53,22 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
                                   const codegen::VectorUnit &unit) {
   PolyhedralModel model;
   model.isl = std::make_unique<poly::IslContext>();
+  nas::applyNeuralSteps(graph, schedule);
   model.program = ir::lowerGraph(graph);
   model.graph = std::move(graph);
   model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
-  std::vector<int> entries = matchSchedule(model.program, schedule);
+  std::vector<int> entries = matchSchedule(model.program, schedule, model.schedule.kernels);
   std::vector<KernelSchedule> traces;
+  std::vector<bool> byDefault;
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
-    if (entries[c] >= 0) {
-      traces.push_back(schedule.kernels[static_cast<size_t>(entries[c])]);
-      applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
+    traces.push_back(entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
+                                     : KernelSchedule{kernelNode(model.program.calls[c]), {}});
+    byDefault.push_back(entries[c] < 0 || nas::onlyNeuralSteps(traces.back()));
+    if (byDefault.back()) {
+      std::vector<ScheduleStep> layout = applyDefaultLayout(model.program, c, unit);
+      traces.back().steps.insert(traces.back().steps.end(), layout.begin(), layout.end());
     } else {
-      traces.push_back(
-          {kernelNode(model.program.calls[c]), applyDefaultLayout(model.program, c, unit)});
+      applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
     }
   }
   forwardBlockedLayouts(model.program);
@@ -65,7 +77,7 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
     model.dependences.push_back(poly::computeDependences(scop, call.kernel));
-    if (entries[c] < 0) {
+    if (byDefault[c]) {
       KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
       trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
     }

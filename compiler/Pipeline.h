@@ -31,8 +31,9 @@ struct CompileOptions {
 
 /// A model lowered to the polyhedral stage: every kernel with its Scop (its schedule built by
 /// the kernel's trace), its dependences and its isl AST. `schedule` holds the trace of every
-/// kernel in program order (the schedule file's, or compiler::defaultTrace), so that
-/// scheduleToJson(schedule) replays this compilation exactly.
+/// kernel in program order (the schedule file's, or compiler::defaultTrace), after the entries
+/// of neural steps whose node they replaced, so that scheduleToJson(schedule) replays this
+/// compilation exactly. `graph` is the graph after the schedule's neural steps.
 /// `isl` owns the isl context of `scops` and `asts` (declared first, destroyed last).
 struct PolyhedralModel {
   std::unique_ptr<poly::IslContext> isl;
@@ -45,9 +46,11 @@ struct PolyhedralModel {
 };
 
 /// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop,
-/// schedules it and generates its AST. A kernel named in `schedule` (by the name of a graph
+/// schedules it and generates its AST. The schedule's neural steps are applied to the graph
+/// first (nas::applyNeuralSteps). A kernel named in `schedule` (by the name of a graph
 /// node it implements, or its kernel name) is scheduled by that trace (applyLayoutSteps, then
-/// applyTrace), every other kernel by compiler::applyDefaultLayout and compiler::defaultTrace
+/// applyTrace); a trace of neural steps only is followed by the default trace; every other
+/// kernel gets compiler::applyDefaultLayout and compiler::defaultTrace
 /// for the vector unit `unit` (the target's: codegen::vectorUnit(CompileOptions::target)).
 /// Between the layout steps of all kernels and their Scops, forwardBlockedLayouts keeps
 /// activations blocked between kernels that can read them so.

@@ -2,10 +2,12 @@
 """Checks `nasc mutate` against PyTorch (a ctest, test/CMakeLists.txt: mutate_matches_pytorch).
 
 1. Exports a small residual CNN (1x32x32 input, 10 classes, BatchNorm kept) to ONNX.
-2. Runs `nasc mutate` with group, depthwise, bottleneck, seq1 and seq2 steps (fresh He weights).
+2. Runs `nasc mutate` with group, depthwise, bottleneck, seq1 and seq2 steps, and again with
+   spatial_bottleneck and seq3 steps (fresh He weights).
 3. The mutated ONNX must pass onnx.checker (full check) and strict shape inference.
 4. PyTorch builds the architecture the steps describe (nn.Conv2d(groups=G), narrower channels,
-   parts joined by torch.cat),
+   parts joined by torch.cat, strided convs followed by nn.Upsample, strips of the padded input
+   convolved by their own weights),
    loads the mutated model's weights by name, and its eval-mode output on a random batch must
    match `nasc run` on the mutated model (1e-4 relative to the output's max magnitude).
 5. `nasc inspect --stage cost` must report PyTorch's parameter count and the FLOP of the convs and
@@ -30,7 +32,10 @@ BATCH = 2
 
 def conv(cin, parts, stride=1):
     """A 3x3 conv (no bias) with cin inputs and output `parts` [(channels, groups), ...]: one
-    nn.Conv2d, or for several parts a SplitConv (the shape of nasc's seq1 / seq2)."""
+    nn.Conv2d, or for several parts a SplitConv (the shape of nasc's seq1 / seq2); or
+    ("strips", P, channels, groups), a StripConv (nasc's seq3)."""
+    if parts[0] == "strips":
+        return StripConv(cin, *parts[1:])
     if len(parts) == 1:
         return nn.Conv2d(cin, parts[0][0], 3, stride=stride, padding=1, groups=parts[0][1],
                          bias=False)
@@ -48,13 +53,38 @@ class SplitConv(nn.Module):
         return torch.cat([p(x) for p in self.parts], 1)
 
 
+class StripConv(nn.Module):
+    """A 3x3, stride-1, padding-1 conv whose output rows are computed in P strips, each by its
+    own weights from the rows of the zero-padded input it needs (the shape of nasc's seq3)."""
+
+    def __init__(self, cin, strips, cout, groups):
+        super().__init__()
+        self.strips = nn.ModuleList(nn.Conv2d(cin, cout, 3, padding=(0, 1), groups=groups,
+                                              bias=False) for _ in range(strips))
+
+    def forward(self, x):
+        rows = x.shape[2] // len(self.strips)
+        padded = nn.functional.pad(x, (0, 0, 1, 1))
+        return torch.cat([s(padded[:, :, i * rows:(i + 1) * rows + 2])
+                          for i, s in enumerate(self.strips)], 2)
+
+
+def stage(cin, cout, parts, stride, expand):
+    """conv bn relu; with expand S > 1 the conv's stride is multiplied by S and an upsampling by
+    S (nearest) follows (the shape of nasc's spatial_bottleneck)."""
+    layers = [conv(cin, parts, stride * expand), nn.BatchNorm2d(cout), nn.ReLU()]
+    if expand > 1:
+        layers.append(nn.Upsample(scale_factor=expand, mode="nearest"))
+    return nn.Sequential(*layers)
+
+
 class Block(nn.Module):
     """conv1 (width -> inner) bn relu conv2 (inner -> width) bn + x relu."""
 
     def __init__(self, width, conv1, conv2):
         super().__init__()
         self.conv1 = conv(width, conv1)
-        inner = sum(c for c, _ in conv1)
+        inner = conv1[2] if conv1[0] == "strips" else sum(c for c, _ in conv1)
         self.bn1 = nn.BatchNorm2d(inner)
         self.conv2 = conv(inner, conv2)
         self.bn2 = nn.BatchNorm2d(width)
@@ -66,13 +96,14 @@ class Block(nn.Module):
 
 class Net(nn.Module):
     """stem (1 -> 16), block1 (16), down (16 -> 32, stride 2), block2 (32), pool, fc (32 -> 10).
-    `arch` gives the output parts of block1's and block2's convs and of down."""
+    `arch` gives the output parts of block1's and block2's convs and of down, and the spatial
+    bottleneck factors of stem and down (1: none)."""
 
     def __init__(self, arch):
         super().__init__()
-        self.stem = nn.Sequential(conv(1, [(16, 1)]), nn.BatchNorm2d(16), nn.ReLU())
+        self.stem = stage(1, 16, [(16, 1)], 1, arch.get("stem_expand", 1))
         self.block1 = Block(16, *arch["block1"])
-        self.down = nn.Sequential(conv(16, arch["down"], 2), nn.BatchNorm2d(32), nn.ReLU())
+        self.down = stage(16, 32, arch["down"], 2, arch.get("down_expand", 1))
         self.block2 = Block(32, *arch["block2"])
         self.fc = nn.Linear(32, 10)
 
@@ -89,6 +120,12 @@ MUTATED = {"block1": ([(16, 4)], [(16, 16)]), "down": [(16, 1), (16, 2)],
 STEPS = ["/block1/conv1/Conv:group(4)", "/block1/conv2/Conv:depthwise",
          "/down/down.0/Conv:seq1(1, 2)", "/block2/conv1/Conv:bottleneck(2)",
          "/block2/conv1/Conv:group(2)", "/block2/conv2/Conv:seq2(8, 4)"]
+# The spatial transformations, and seq3 of a grouped conv.
+SPATIAL = {"stem_expand": 2, "block1": (("strips", 4, 16, 2), [(16, 1)]), "down": [(32, 1)],
+           "down_expand": 2, "block2": ([(32, 1)], ("strips", 2, 32, 1))}
+SPATIAL_STEPS = ["/stem/stem.0/Conv:spatial_bottleneck(2)", "/block1/conv1/Conv:group(2)",
+                 "/block1/conv1/Conv:seq3(4)", "/down/down.0/Conv:spatial_bottleneck(2)",
+                 "/block2/conv2/Conv:seq3(2)"]
 
 
 def export(model, path):
@@ -107,8 +144,9 @@ def nasc(binary, *args, expect=0):
 
 
 def onnx_name(name):
-    """The initializer nasc gives a parameter: "x.parts.1.weight" is seq's "x.weight_part1"."""
-    return re.sub(r"\.parts\.([0-9]+)\.(weight|bias)$", r".\2_part\1", name)
+    """The initializer nasc gives a parameter: "x.parts.1.weight" is seq's "x.weight_part1",
+    "x.strips.1.weight" seq3's "x.weight_strip1"."""
+    return re.sub(r"\.(part|strip)s\.([0-9]+)\.(weight|bias)$", r".\3_\1\2", name)
 
 
 def load_weights(model, path):
@@ -162,6 +200,32 @@ def check_cost(binary, path, model):
     print(f"cost {os.path.basename(path)}: {flops:.0f} FLOP, {params} parameters (= PyTorch)")
 
 
+def check_mutation(args, original, name, steps, arch):
+    """Steps 2-5 of the module docstring for one list of steps and the architecture it gives."""
+    mutated = os.path.join(args.out, name + ".onnx")
+    apply = [a for step in steps for a in ("--apply", step)]
+    print(nasc(args.nasc, "mutate", original, *apply, "-o", mutated, "--seed", "3"), end="")
+
+    proto = onnx.load(mutated)
+    onnx.checker.check_model(proto, full_check=True)
+    onnx.shape_inference.infer_shapes(proto, strict_mode=True)
+
+    model = Net(arch).eval()
+    load_weights(model, mutated)
+    x = np.random.default_rng(1).standard_normal((BATCH, 1, 32, 32)).astype(np.float32)
+    np.save(os.path.join(args.out, "x.npy"), x)
+    y_path = os.path.join(args.out, name + "_y.npy")
+    nasc(args.nasc, "run", mutated, "--input", os.path.join(args.out, "x.npy"), "--output",
+         y_path)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    error = np.abs(np.load(y_path) - expected).max() / np.abs(expected).max()
+    if not error < 1e-4:
+        raise SystemExit(f"nasc run of {name}.onnx differs from PyTorch: {error:.3e}")
+    print(f"nasc run of {name}.onnx vs PyTorch: max relative error {error:.2e}")
+    check_cost(args.nasc, mutated, model)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nasc", required=True)
@@ -171,29 +235,9 @@ def main():
     torch.manual_seed(0)
     original = os.path.join(args.out, "original.onnx")
     export(Net(ORIGINAL), original)
-    mutated = os.path.join(args.out, "mutated.onnx")
-    apply = [a for step in STEPS for a in ("--apply", step)]
-    print(nasc(args.nasc, "mutate", original, *apply, "-o", mutated, "--seed", "3"), end="")
-
-    proto = onnx.load(mutated)
-    onnx.checker.check_model(proto, full_check=True)
-    onnx.shape_inference.infer_shapes(proto, strict_mode=True)
-
-    model = Net(MUTATED).eval()
-    load_weights(model, mutated)
-    x = np.random.default_rng(1).standard_normal((BATCH, 1, 32, 32)).astype(np.float32)
-    np.save(os.path.join(args.out, "x.npy"), x)
-    y_path = os.path.join(args.out, "y.npy")
-    nasc(args.nasc, "run", mutated, "--input", os.path.join(args.out, "x.npy"), "--output",
-         y_path)
-    with torch.no_grad():
-        expected = model(torch.from_numpy(x)).numpy()
-    error = np.abs(np.load(y_path) - expected).max() / np.abs(expected).max()
-    if not error < 1e-4:
-        raise SystemExit(f"nasc run of the mutated model differs from PyTorch: {error:.3e}")
-    print(f"nasc run vs PyTorch Conv2d(groups=...): max relative error {error:.2e}")
     check_cost(args.nasc, original, Net(ORIGINAL))
-    check_cost(args.nasc, mutated, model)
+    check_mutation(args, original, "mutated", STEPS, MUTATED)
+    check_mutation(args, original, "spatial", SPATIAL_STEPS, SPATIAL)
 
     refused = nasc(args.nasc, "mutate", original, "--apply", "/block1/conv2/Conv:bottleneck(2)",
                    "-o", os.path.join(args.out, "refused.onnx"), expect=1)

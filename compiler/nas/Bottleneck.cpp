@@ -10,11 +10,11 @@ namespace nasc::nas {
 
 namespace {
 
-const std::set<std::string> &perChannelOps() {
-  static const std::set<std::string> ops{
-      "Relu",    "Clip",        "LeakyRelu",         "Sigmoid",      "Tanh", "Identity",
-      "Dropout", "MaxPool",     "AveragePool",       "GlobalAveragePool",   "GlobalMaxPool"};
-  return ops;
+/// The elementwise ops and the pools: their output channel c depends on input channel c only.
+bool isPerChannel(const std::string &op) {
+  static const std::set<std::string> pools{"MaxPool", "AveragePool", "GlobalAveragePool",
+                                           "GlobalMaxPool"};
+  return elementwiseOps().count(op) || pools.count(op);
 }
 
 /// The entries of `t` whose index along `axis` is in `keep`, in that order.
@@ -80,7 +80,7 @@ struct Bottleneck {
       for (size_t input = 1; input < 5; ++input)
         gatherInitializer(graph, ownInitializer(node, input), 0, keep);
       follow(node, node.outputs.at(0), keep);
-    } else if (perChannelOps().count(node.op_type)) {
+    } else if (isPerChannel(node.op_type)) {
       follow(node, node.outputs.at(0), keep);
     } else if (node.op_type == "Conv") {
       if (node.getInt("group", 1) != 1)

@@ -1,6 +1,7 @@
 #include "compiler/nas/ConvLayer.h"
 
 #include "ir/Error.h"
+#include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
 
@@ -46,6 +47,34 @@ ConvLayer convLayer(const ir::Graph &graph, const std::string &name, const std::
   layer.K = graph.initializers.at(layer.weight).shape.at(0);
   layer.group = node.getInt("group", 1);
   return layer;
+}
+
+const std::set<std::string> &elementwiseOps() {
+  static const std::set<std::string> ops{"Relu",     "Clip",     "LeakyRelu", "Sigmoid",
+                                         "Tanh",     "Identity", "Dropout"};
+  return ops;
+}
+
+namespace {
+
+/// Whether `value` is written by a Conv and read only by one node.
+bool onlyReadOnce(const ir::Graph &graph, const std::string &value) {
+  const std::optional<size_t> producer = graph.producerOf(value);
+  return producer && graph.nodes[*producer].op_type == "Conv" &&
+         graph.consumersOf(value).size() == 1 && !ir::isGraphOutput(graph, value);
+}
+
+} // namespace
+
+const std::string &layerOutput(const ir::Graph &graph, const ir::Node &conv) {
+  const std::string &output = conv.outputs.at(0);
+  const std::vector<size_t> readers = graph.consumersOf(output);
+  if (readers.size() != 1 || graph.nodes[readers[0]].op_type != "Concat")
+    return output;
+  const ir::Node &concat = graph.nodes[readers[0]];
+  const bool parts = std::all_of(concat.inputs.begin(), concat.inputs.end(),
+                                 [&](const std::string &in) { return onlyReadOnce(graph, in); });
+  return parts ? concat.outputs.at(0) : output;
 }
 
 int64_t perOutputChannel(const ir::Shape &shape) {

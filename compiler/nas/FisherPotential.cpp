@@ -1,5 +1,6 @@
 #include "compiler/nas/FisherPotential.h"
 
+#include "compiler/nas/ConvLayer.h"
 #include "ir/Error.h"
 #include "runtime/reference/Training.h"
 
@@ -30,11 +31,12 @@ double layerFisher(const ir::Tensor &a, const ir::Tensor &g) {
 } // namespace
 
 std::string fisherActivation(const ir::Graph &graph, const ir::Node &conv) {
-  for (size_t consumer : graph.consumersOf(conv.outputs.at(0)))
+  const std::string &output = layerOutput(graph, conv);
+  for (size_t consumer : graph.consumersOf(output))
     if (graph.nodes[consumer].op_type == "BatchNormalization" &&
-        graph.nodes[consumer].inputs.at(0) == conv.outputs[0])
+        graph.nodes[consumer].inputs.at(0) == output)
       return graph.nodes[consumer].outputs.at(0);
-  return conv.outputs.at(0);
+  return output;
 }
 
 FisherPotential fisherPotential(const ir::Graph &graph, const ir::Tensor &images,
@@ -48,7 +50,10 @@ FisherPotential fisherPotential(const ir::Graph &graph, const ir::Tensor &images
   for (const ir::Node &node : graph.nodes) {
     if (node.op_type != "Conv")
       continue;
-    LayerFisher layer{node.outputs.at(0), fisherActivation(graph, node), 0.0};
+    LayerFisher layer{layerOutput(graph, node), fisherActivation(graph, node), 0.0};
+    if (std::any_of(result.layers.begin(), result.layers.end(),
+                    [&](const LayerFisher &seen) { return seen.conv == layer.conv; }))
+      continue;
     auto gradient = step.gradients.find(layer.activation);
     if (gradient != step.gradients.end())
       layer.value = layerFisher(step.values.at(layer.activation), gradient->second);

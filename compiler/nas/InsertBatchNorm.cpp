@@ -1,5 +1,6 @@
 #include "compiler/nas/InsertBatchNorm.h"
 
+#include "compiler/nas/ConvLayer.h"
 #include "ir/Error.h"
 #include "ir/passes/GraphEdit.h"
 
@@ -16,7 +17,11 @@ bool feedsBatchNorm(const ir::Graph &graph, const std::string &value) {
   });
 }
 
-int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv) {
+/// The channels of `value`, the output of `conv`'s layer: its shape's dim 1 when known (the
+/// Concat of a seq layer), else W's dim 0.
+int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv, const std::string &value) {
+  if (auto info = graph.values.find(value); info != graph.values.end() && info->second.shape.size() > 1)
+    return info->second.shape[1];
   auto weight = graph.initializers.find(conv.inputs.at(1));
   if (weight == graph.initializers.end() || weight->second.shape.size() < 3)
     throw Error(graph.source + ": " + conv.describe() +
@@ -25,12 +30,14 @@ int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv) {
   return weight->second.shape[0];
 }
 
-/// Builds the BN node reading the Conv's output; adds its four parameter initializers to `graph`.
-ir::Node makeBatchNorm(ir::Graph &graph, const ir::Node &conv, int64_t channels) {
+/// Builds the BN node reading `producer`'s output; adds its four parameter initializers to
+/// `graph`.
+ir::Node makeBatchNorm(ir::Graph &graph, const ir::Node &producer, int64_t channels) {
   ir::Node bn;
-  bn.name = ir::freshName(graph, (conv.name.empty() ? conv.outputs[0] : conv.name) + "_bn");
+  bn.name =
+      ir::freshName(graph, (producer.name.empty() ? producer.outputs[0] : producer.name) + "_bn");
   bn.op_type = "BatchNormalization";
-  bn.inputs = {conv.outputs[0]};
+  bn.inputs = {producer.outputs[0]};
   const std::pair<const char *, float> parameters[] = {
       {"scale", 1.0f}, {"B", 0.0f}, {"input_mean", 0.0f}, {"input_var", 1.0f}};
   for (const auto &[role, value] : parameters) {
@@ -39,7 +46,7 @@ ir::Node makeBatchNorm(ir::Graph &graph, const ir::Node &conv, int64_t channels)
     graph.values[name] = ir::ValueInfo{ir::DType::Float32, {channels}};
     bn.inputs.push_back(name);
   }
-  bn.outputs = {ir::freshName(graph, conv.outputs[0] + "_bn")};
+  bn.outputs = {ir::freshName(graph, producer.outputs[0] + "_bn")};
   bn.attributes["epsilon"] = 1e-5f;
   return bn;
 }
@@ -56,15 +63,19 @@ void redirectReaders(ir::Graph &graph, const std::string &from, const std::strin
 int insertBatchNorm(ir::Graph &graph) {
   int inserted = 0;
   for (size_t k = 0; k < graph.nodes.size(); ++k) {
-    if (graph.nodes[k].op_type != "Conv" || feedsBatchNorm(graph, graph.nodes[k].outputs.at(0)))
+    if (graph.nodes[k].op_type != "Conv")
       continue;
-    const ir::Node conv = graph.nodes[k];
-    ir::Node bn = makeBatchNorm(graph, conv, outputChannels(graph, conv));
-    if (auto info = graph.values.find(conv.outputs[0]); info != graph.values.end())
+    const std::string layer = layerOutput(graph, graph.nodes[k]);
+    if (feedsBatchNorm(graph, layer))
+      continue;
+    const size_t at = *graph.producerOf(layer);
+    const ir::Node producer = graph.nodes[at];
+    ir::Node bn = makeBatchNorm(graph, producer, outputChannels(graph, graph.nodes[k], layer));
+    if (auto info = graph.values.find(layer); info != graph.values.end())
       graph.values[bn.outputs[0]] = info->second;
     const std::string output = bn.outputs[0];
-    graph.nodes.insert(graph.nodes.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(bn));
-    redirectReaders(graph, conv.outputs[0], output);
+    graph.nodes.insert(graph.nodes.begin() + static_cast<std::ptrdiff_t>(at) + 1, std::move(bn));
+    redirectReaders(graph, layer, output);
     ++inserted;
   }
   return inserted;

@@ -3,6 +3,8 @@
 #include "compiler/nas/Bottleneck.h"
 #include "compiler/nas/Group.h"
 #include "compiler/nas/Seq.h"
+#include "compiler/nas/Seq3.h"
+#include "compiler/nas/SpatialBottleneck.h"
 #include "ir/passes/ShapeInference.h"
 
 #include <algorithm>
@@ -20,7 +22,8 @@ struct TransformSpec {
 
 const std::vector<TransformSpec> &transformSpecs() {
   static const std::vector<TransformSpec> specs{
-      {"group", 1, 1}, {"depthwise", 0, 0}, {"bottleneck", 1, 1}, {"seq1", 2, 16}, {"seq2", 2, 2}};
+      {"group", 1, 1}, {"depthwise", 0, 0}, {"bottleneck", 1, 1}, {"seq1", 2, 16}, {"seq2", 2, 2},
+      {"seq3", 1, 1},  {"spatial_bottleneck", 1, 1}};
   return specs;
 }
 
@@ -78,7 +81,8 @@ std::string NeuralStep::toString() const {
 
 const std::vector<std::string> &neuralTransformNames() {
   static const std::vector<std::string> names{"group(G)", "depthwise", "bottleneck(B)",
-                                              "seq1(G1,...,Gp)", "seq2(u,G)"};
+                                              "seq1(G1,...,Gp)", "seq2(u,G)", "seq3(P)",
+                                              "spatial_bottleneck(S)"};
   return names;
 }
 
@@ -109,8 +113,12 @@ ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step) {
     bottleneck(changed, step.node, step.args.at(0));
   else if (step.transform == "seq1")
     seq1(changed, step.node, step.args);
-  else
+  else if (step.transform == "seq2")
     seq2(changed, step.node, step.args.at(0), step.args.at(1));
+  else if (step.transform == "seq3")
+    seq3(changed, step.node, step.args.at(0));
+  else
+    spatialBottleneck(changed, step.node, step.args.at(0));
   return reinferShapes(std::move(changed));
 }
 

@@ -1,6 +1,6 @@
 // Neural transformations of a model (Turner et al., ASPLOS 2021, §4): group, depthwise,
-// bottleneck and the sequences seq1 / seq2 of a convolution, written as "NODE:transform(args)"
-// and applied to the graph.
+// bottleneck, spatial_bottleneck and the sequences seq1 / seq2 / seq3 of a convolution, written
+// as "NODE:transform(args)" and applied to the graph.
 #pragma once
 
 #include "ir/Error.h"
@@ -15,7 +15,8 @@ namespace nasc::nas {
 /// One neural transformation of one Conv node, e.g. {"layer1.0.conv1", "group", {4}}.
 struct NeuralStep {
   std::string node;
-  std::string transform; ///< "group", "depthwise", "bottleneck", "seq1" or "seq2".
+  std::string transform; ///< "group", "depthwise", "bottleneck", "seq1", "seq2", "seq3" or
+                         ///< "spatial_bottleneck".
   std::vector<int64_t> args;
 
   /// "layer1.0.conv1:group(4)", the text parseNeuralStep reads.
@@ -23,7 +24,7 @@ struct NeuralStep {
 };
 
 /// The transformation names with their argument forms: "group(G)", "depthwise",
-/// "bottleneck(B)", "seq1(G1,...,Gp)", "seq2(u,G)".
+/// "bottleneck(B)", "seq1(G1,...,Gp)", "seq2(u,G)", "seq3(P)", "spatial_bottleneck(S)".
 const std::vector<std::string> &neuralTransformNames();
 
 /// Parses "NODE:transform(args)": NODE is everything before the last ':' (node names may contain
@@ -42,8 +43,9 @@ public:
 /// `graph` with `step` applied, every value's shape inferred again. `graph` must have static
 /// shapes (ir::prepareForTraining). Weights are sliced, not re-initialised: the kept output
 /// channels, and of every kept kernel the input channels it still reads (see Group.h,
-/// Bottleneck.h, Seq.h). Graph outputs keep their shapes. Throws RefusedTransformation for a structural
-/// refusal, nasc::Error for a node that is not a Conv with an initializer weight.
+/// Bottleneck.h, Seq.h, Seq3.h, SpatialBottleneck.h). Graph outputs keep their shapes. Throws
+/// RefusedTransformation for a structural refusal, nasc::Error for a node that is not a Conv with
+/// an initializer weight.
 ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step);
 
 } // namespace nasc::nas

@@ -66,6 +66,10 @@ ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::null
 ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
 ArgumentSpec bandArg() { return {"band", false, 0}; }
 
+PrimitiveSpec neural(const std::string &name, std::vector<ArgumentSpec> arguments) {
+  return {name, false, std::move(arguments), nullptr, nullptr, true};
+}
+
 std::vector<PrimitiveSpec> makePrimitives() {
   return {
       {"interchange", false, {listArg("order")}, applyInterchange},
@@ -78,6 +82,13 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"pad_input", false, {}, nullptr, applyPadInput},
       {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
        applyBlockChannels},
+      neural("group", {scalarArg("G")}),
+      neural("depthwise", {}),
+      neural("bottleneck", {scalarArg("B")}),
+      neural("spatial_bottleneck", {scalarArg("S")}),
+      neural("seq1", {listArg("groups")}),
+      neural("seq2", {scalarArg("u"), scalarArg("G")}),
+      neural("seq3", {scalarArg("P")}),
   };
 }
 
@@ -100,6 +111,8 @@ isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
   const PrimitiveSpec *spec = findPrimitive(step.primitive);
   if (!spec)
     throw Error("unknown schedule primitive '" + step.primitive + "'");
+  if (spec->neural)
+    return scop.schedule;
   if (step.statements.empty())
     throw Error(step.primitive + ": no statement given");
   return spec->apply ? spec->apply(scop, deps, step) : scop.schedule;

@@ -27,13 +27,16 @@ struct ArgumentSpec {
 /// arguments, and the call that applies a step of it (the free function of
 /// compiler/transforms/<Primitive>.h, which throws its typed errors). A schedule primitive
 /// (`apply`) changes the schedule tree; a layout primitive (`applyLayout`, e.g. pad_input)
-/// changes the kernel and its program's buffers, before the Scop is built.
+/// changes the kernel and its program's buffers, before the Scop is built. A neural primitive
+/// (group, bottleneck, ...) has neither: it changes the graph node the trace belongs to
+/// (compiler/nas/NeuralTrace.h) and names no statement.
 struct PrimitiveSpec {
   std::string name;
   bool manyStatements = false;
   std::vector<ArgumentSpec> arguments;
   isl::schedule (*apply)(const poly::Scop &, const poly::Dependences &, const ScheduleStep &);
   void (*applyLayout)(ir::Program &, size_t call, const ScheduleStep &) = nullptr;
+  bool neural = false;
 };
 
 /// Every primitive, in the order docs/schedules.md lists them.
@@ -43,7 +46,7 @@ const std::vector<PrimitiveSpec> &primitives();
 const PrimitiveSpec *findPrimitive(const std::string &name);
 
 /// `scop.schedule` with `step` applied (unchanged for a layout primitive, which
-/// applyLayoutSteps applied to the kernel). Throws nasc::Error for an unknown primitive or a
+/// applyLayoutSteps applied to the kernel, and for a neural one, applied to the graph). Throws nasc::Error for an unknown primitive or a
 /// missing argument, and the primitive's typed errors (IllegalTransformation, ...).
 isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
                         const ScheduleStep &step);

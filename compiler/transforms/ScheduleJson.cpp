@@ -21,12 +21,14 @@ Json stepToJson(const ScheduleStep &step) {
   const PrimitiveSpec *spec = findPrimitive(step.primitive);
   if (spec && spec->manyStatements)
     json["statements"] = step.statements;
-  else
+  else if (!spec || !spec->neural)
     json["statement"] = step.statements.empty() ? "" : step.statements[0];
   for (const std::string &name : step.argumentOrder()) {
     const std::vector<int> &values = step.args.at(name);
     json[name] = step.isListArgument(name) || values.size() != 1 ? Json(values) : Json(values[0]);
   }
+  if (!step.capacity.empty())
+    json["capacity"] = Json::parse(step.capacity);
   return json;
 }
 
@@ -42,7 +44,10 @@ public:
     spec_ = findPrimitive(step_.primitive);
     if (!spec_)
       fail("unknown primitive '" + step_.primitive + "' (known: " + knownPrimitives() + ")");
-    parseStatements();
+    if (spec_->neural)
+      parseCapacity();
+    else
+      parseStatements();
     for (const ArgumentSpec &arg : spec_->arguments)
       parseArgument(arg);
     rejectUnknownFields();
@@ -83,6 +88,15 @@ private:
     }
   }
 
+  /// A neural step's optional gate record, kept as its JSON text.
+  void parseCapacity() {
+    if (!json_.contains("capacity"))
+      return;
+    if (!json_["capacity"].is_object())
+      fail("field 'capacity' must be an object (the capacity gate's record)");
+    step_.capacity = json_["capacity"].dump();
+  }
+
   static bool isInt(const Json &value) {
     return value.is_number_integer() && value.get<double>() >= -2147483648.0 &&
            value.get<double>() <= 2147483647.0;
@@ -114,7 +128,10 @@ private:
 
   void rejectUnknownFields() const {
     for (const auto &[key, value] : json_.items()) {
-      bool known = key == "primitive" || key == (spec_->manyStatements ? "statements" : "statement");
+      bool known = key == "primitive" ||
+                   key == (spec_->neural           ? "capacity"
+                           : spec_->manyStatements ? "statements"
+                                                   : "statement");
       for (const ArgumentSpec &arg : spec_->arguments)
         known = known || key == arg.name;
       if (!known)

@@ -52,14 +52,15 @@ bool ScheduleStep::isListArgument(const std::string &name) const {
 }
 
 std::string ScheduleStep::toString() const {
-  std::string text = primitive + "(";
-  for (size_t i = 0; i < statements.size(); ++i)
-    text += (i ? ", " : "") + statements[i];
+  std::vector<std::string> parts = statements;
   for (const std::string &name : argumentOrder()) {
     const std::vector<int> &values = args.at(name);
     bool scalar = values.size() == 1 && !isListArgument(name);
-    text += ", " + name + "=" + (scalar ? std::to_string(values[0]) : listText(values));
+    parts.push_back(name + "=" + (scalar ? std::to_string(values[0]) : listText(values)));
   }
+  std::string text = primitive + "(";
+  for (size_t i = 0; i < parts.size(); ++i)
+    text += (i ? ", " : "") + parts[i];
   return text + ")";
 }
 

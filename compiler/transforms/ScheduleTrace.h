@@ -15,10 +15,16 @@ namespace nasc::compiler {
 /// {primitive "tile", statements {"S1"}, args {"sizes": [8, 4], "band": [0]}}.
 /// Scalar arguments are stored as one-element lists; which arguments a primitive takes, and
 /// which are scalars, is given by its PrimitiveSpec (compiler/transforms/Primitives.h).
+/// A neural step (group, bottleneck, ...; compiler/nas/NeuralStep.h) names no statement: it
+/// changes the graph node the trace belongs to, before the kernel is built.
 struct ScheduleStep {
   std::string primitive;
-  std::vector<std::string> statements; ///< One statement, or several for fuse.
+  std::vector<std::string> statements; ///< One statement, several for fuse, none for neural.
   std::map<std::string, std::vector<int>> args;
+  /// For a neural step, the capacity gate's record (a JSON object: {"legal", "policy",
+  /// "proxies", ...}, docs/capacity.md) for the model after this step and every step before it,
+  /// kept verbatim; "" when the step was not checked.
+  std::string capacity = {};
 
   /// Scalar argument `name`. Throws nasc::Error if it is missing or a list.
   int scalar(const std::string &name) const;
@@ -33,7 +39,9 @@ struct ScheduleStep {
 };
 
 /// The trace that schedules one kernel, named by the first graph node the kernel implements
-/// (ir::KernelCall::nodes[0], e.g. the Conv of a fused Conv+Relu kernel).
+/// (ir::KernelCall::nodes[0], e.g. the Conv of a fused Conv+Relu kernel). Its neural steps, if
+/// any, come first: they change that node (compiler/nas/NeuralTrace.h), the schedule steps then
+/// schedule the kernel that implements the result.
 struct KernelSchedule {
   std::string node;
   std::vector<ScheduleStep> steps;
@@ -54,8 +62,9 @@ public:
 };
 
 /// The JSON text of `schedule` (format in docs/schedules.md):
-/// {"nasc_schedule": 1, "kernels": {"<node>": [{"primitive": "tile", "statement": "S1",
-/// "sizes": [8, 4], "band": 0}, ...], ...}}, one step per line.
+/// {"nasc_schedule": 1, "kernels": {"<node>": [{"primitive": "group", "G": 4, "capacity":
+/// {...}}, {"primitive": "tile", "statement": "S1", "sizes": [8, 4], "band": 0}, ...], ...}},
+/// one step per line.
 std::string scheduleToJson(const ModelSchedule &schedule);
 
 /// Parses the JSON text of a schedule; `source` names it in messages and in the result.

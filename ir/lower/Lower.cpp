@@ -37,6 +37,8 @@ const std::map<std::string, NodeLowering> &nodeLowerings() {
       {"Squeeze", lower::lowerReshape},
       {"Unsqueeze", lower::lowerReshape},
       {"Identity", lower::lowerReshape},
+      {"Slice", lower::lowerSlice},
+      {"Resize", lower::lowerResize},
   };
   return table;
 }

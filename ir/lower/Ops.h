@@ -29,6 +29,11 @@ void lowerGemm(LowerContext &ctx, const Node &node);
 void lowerMatMul(LowerContext &ctx, const Node &node);
 /// Concat (Concat.cpp).
 void lowerConcat(LowerContext &ctx, const Node &node);
+/// Slice with constant starts / ends / axes / steps: one strided copy (Slice.cpp).
+void lowerSlice(LowerContext &ctx, const Node &node);
+/// Resize with mode 'nearest' where each axis' source index is floor((a·o + b) / d) within the
+/// input (Resize.cpp).
+void lowerResize(LowerContext &ctx, const Node &node);
 /// Flatten, Reshape, Squeeze, Unsqueeze and Identity: row-major copies (Reshape.cpp).
 void lowerReshape(LowerContext &ctx, const Node &node);
 /// Copy of graph value `from` into program buffer `to` (same element count), as a kernel

@@ -4,6 +4,8 @@
 #include "ir/passes/ConstantFolding.h"
 #include "ir/passes/WindowGeometry.h"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <set>
 
@@ -187,6 +189,19 @@ Outputs reshapeShape(const NodeContext &ctx) {
   return {ValueInfo{ctx.in(0).dtype, out}};
 }
 
+Outputs sliceShape(const NodeContext &ctx) {
+  Shape out = ctx.in(0).shape;
+  for (const SliceAxis &a : sliceAxes(ctx.graph, ctx.node, out))
+    out[a.axis] = a.count;
+  return {ValueInfo{ctx.in(0).dtype, out}};
+}
+
+Outputs resizeShape(const NodeContext &ctx) {
+  if (ctx.in(0).dtype != DType::Float32)
+    ctx.fail("input '" + ctx.node.inputs[0] + "': only float32 is supported");
+  return {ValueInfo{DType::Float32, resizeAxes(ctx.graph, ctx.node, ctx.in(0).shape).output}};
+}
+
 const std::map<std::string, std::function<Outputs(const NodeContext &)>> &rules() {
   static const std::map<std::string, std::function<Outputs(const NodeContext &)>> table = {
       {"Conv", convShape},         {"BatchNormalization", batchNormShape},
@@ -196,6 +211,7 @@ const std::map<std::string, std::function<Outputs(const NodeContext &)>> &rules(
       {"Gemm", gemmShape},         {"Concat", concatShape},
       {"Identity", sameAsInput},   {"Dropout", sameAsInput},
       {"Constant", constantShape}, {"Reshape", reshapeShape},
+      {"Slice", sliceShape},       {"Resize", resizeShape},
   };
   return table;
 }
@@ -238,7 +254,116 @@ void inferNode(Graph &graph, const Node &node) {
   recordOutputs(graph, node, rule->second(ctx));
 }
 
+/// Optional input `k` of `node`, called `role` in messages, as a constant of `dtype`: nullptr
+/// when omitted (absent or ""); throws nasc::Error when it is not a 1-D initializer of `dtype`.
+const Tensor *constantInput(const Graph &graph, const Node &node, size_t k, const std::string &role,
+                            DType dtype) {
+  if (k >= node.inputs.size() || node.inputs[k].empty())
+    return nullptr;
+  const std::string where = node.describe() + ": input '" + role + "' ('" + node.inputs[k] + "')";
+  auto it = graph.initializers.find(node.inputs[k]);
+  if (it == graph.initializers.end())
+    throw Error(where + ": must be a constant (an initializer or Constant); computed values are "
+                        "not supported");
+  if (it->second.dtype != dtype || it->second.shape.size() != 1)
+    throw Error(where + ": must be a 1-D " + (dtype == DType::Int64 ? "int64" : "float32") +
+                " tensor, got " + shapeToString(it->second.shape));
+  return &it->second;
+}
+
+/// Starts / ends clamped for one Slice axis of extent `dim` (ONNX Slice-13).
+SliceAxis clampedSliceAxis(int64_t axis, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (dim == 0)
+    return SliceAxis{axis, 0, step, 0};
+  auto wrap = [dim](int64_t v) { return v < 0 ? v + dim : v; };
+  start = wrap(start);
+  end = wrap(end);
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+  }
+  const int64_t span = step > 0 ? end - start : start - end;
+  const int64_t stride = step > 0 ? step : -step;
+  return SliceAxis{axis, start, step, std::max<int64_t>(0, (span + stride - 1) / stride)};
+}
+
+/// Output extent of Resize axis `d` from `scales` (floor(in · scale), ONNX Resize-13).
+int64_t scaledExtent(const Node &node, int64_t in, float scale, size_t d) {
+  if (!(scale > 0.0f))
+    throw Error(node.describe() + ": input 'scales': entry " + std::to_string(d) + " (" +
+                std::to_string(scale) + ") must be positive");
+  return static_cast<int64_t>(std::floor(static_cast<double>(in) * static_cast<double>(scale)));
+}
+
 } // namespace
+
+std::vector<SliceAxis> sliceAxes(const Graph &graph, const Node &node, const Shape &input) {
+  const Tensor *starts = constantInput(graph, node, 1, "starts", DType::Int64);
+  const Tensor *ends = constantInput(graph, node, 2, "ends", DType::Int64);
+  if (!starts || !ends)
+    throw Error(node.describe() + ": inputs 'starts' and 'ends' are required");
+  const Tensor *axes = constantInput(graph, node, 3, "axes", DType::Int64);
+  const Tensor *steps = constantInput(graph, node, 4, "steps", DType::Int64);
+  const size_t count = starts->i.size();
+  for (const auto &[role, t] : {std::pair{"ends", ends}, {"axes", axes}, {"steps", steps}})
+    if (t && t->i.size() != count)
+      throw Error(node.describe() + ": input '" + role + "' has " + std::to_string(t->i.size()) +
+                  " entries, 'starts' has " + std::to_string(count));
+  const auto rank = static_cast<int64_t>(input.size());
+  std::vector<SliceAxis> result;
+  std::set<int64_t> seen;
+  for (size_t k = 0; k < count; ++k) {
+    int64_t axis = axes ? axes->i[k] : static_cast<int64_t>(k);
+    if (axis < -rank || axis >= rank)
+      throw Error(node.describe() + ": input 'axes': axis " + std::to_string(axis) +
+                  " is out of range for rank " + std::to_string(rank));
+    axis = axis < 0 ? axis + rank : axis;
+    if (!seen.insert(axis).second)
+      throw Error(node.describe() + ": input 'axes': axis " + std::to_string(axis) +
+                  " appears twice");
+    const int64_t step = steps ? steps->i[k] : 1;
+    if (step == 0)
+      throw Error(node.describe() + ": input 'steps': entry " + std::to_string(k) + " is 0");
+    result.push_back(clampedSliceAxis(axis, input[axis], starts->i[k], ends->i[k], step));
+  }
+  return result;
+}
+
+ResizeAxes resizeAxes(const Graph &graph, const Node &node, const Shape &input) {
+  const std::string mode = node.getString("mode", "nearest");
+  if (mode != "nearest")
+    throw Error(node.describe() + ": attribute 'mode': value '" + mode +
+                "' is not supported (only 'nearest')");
+  const Tensor *scales = constantInput(graph, node, 2, "scales", DType::Float32);
+  const Tensor *sizes = constantInput(graph, node, 3, "sizes", DType::Int64);
+  const bool useScales = scales && !scales->f.empty();
+  if (useScales == (sizes && !sizes->i.empty()))
+    throw Error(node.describe() + ": exactly one of inputs 'scales' and 'sizes' must be given");
+  if (node.getString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize" &&
+      useScales)
+    throw Error(node.describe() + ": attribute 'coordinate_transformation_mode': "
+                                  "'tf_crop_and_resize' with 'scales' is not supported (give "
+                                  "'sizes')");
+  const size_t entries = useScales ? scales->f.size() : sizes->i.size();
+  if (entries != input.size())
+    throw Error(node.describe() + ": input '" + (useScales ? "scales" : "sizes") + "' has " +
+                std::to_string(entries) + " entries for an input of rank " +
+                std::to_string(input.size()));
+  ResizeAxes result;
+  for (size_t d = 0; d < input.size(); ++d) {
+    const int64_t out = useScales ? scaledExtent(node, input[d], scales->f[d], d) : sizes->i[d];
+    if (out < 1)
+      throw Error(node.describe() + ": output extent " + std::to_string(out) + " of axis " +
+                  std::to_string(d) + " must be positive");
+    result.output.push_back(out);
+    result.scales.push_back(useScales ? static_cast<double>(scales->f[d])
+                                      : static_cast<double>(out) / static_cast<double>(input[d]));
+  }
+  return result;
+}
 
 Shape broadcastShapes(const Shape &a, const Shape &b, const std::string &context) {
   Shape out(std::max(a.size(), b.size()), 1);

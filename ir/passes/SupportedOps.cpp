@@ -35,6 +35,12 @@ const std::map<std::string, OpSupport> &supportedOps() {
       {"Dropout", {{"ratio", "seed", "is_test"}, 2}},
       {"Constant", {{"value", "value_float", "value_floats", "value_int", "value_ints"}, 1, false}},
       {"Reshape", {{"allowzero"}, 1, false}},
+      {"Slice", {{}, 1, false}},
+      {"Resize",
+       {{"coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+         "extrapolation_value", "mode", "nearest_mode"},
+        1,
+        false}},
   };
   return table;
 }
@@ -53,6 +59,24 @@ void checkAttributeValue(const Graph &graph, const Node &node, const std::string
                          bool supported, const std::string &why) {
   if (node.has(attr) && !supported)
     reject(graph, node, "attribute '" + attr + "': " + why);
+}
+
+/// Resize: mode 'nearest' only; coordinate_transformation_mode and nearest_mode one of ONNX's.
+void checkResizeAttributes(const Graph &graph, const Node &node) {
+  const std::string mode = node.getString("mode", "nearest");
+  checkAttributeValue(graph, node, "mode", mode == "nearest",
+                      "value '" + mode + "' is not supported (only 'nearest')");
+  static const std::set<std::string> transforms = {
+      "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+      "tf_crop_and_resize"};
+  const std::string transform = node.getString("coordinate_transformation_mode", "half_pixel");
+  checkAttributeValue(graph, node, "coordinate_transformation_mode", transforms.count(transform),
+                      "value '" + transform + "' is not supported");
+  static const std::set<std::string> roundings = {"round_prefer_floor", "round_prefer_ceil",
+                                                  "floor", "ceil"};
+  const std::string rounding = node.getString("nearest_mode", "round_prefer_floor");
+  checkAttributeValue(graph, node, "nearest_mode", roundings.count(rounding),
+                      "value '" + rounding + "' is not supported");
 }
 
 void checkAttributeValues(const Graph &graph, const Node &node) {
@@ -77,6 +101,8 @@ void checkAttributeValues(const Graph &graph, const Node &node) {
                           "must be 0 or 1");
   if (op == "Concat" && !node.has("axis"))
     reject(graph, node, "attribute 'axis': missing");
+  if (op == "Resize")
+    checkResizeAttributes(graph, node);
   if ((op == "MaxPool" || op == "AveragePool") && !node.has("kernel_shape"))
     reject(graph, node, "attribute 'kernel_shape': missing");
 }

@@ -52,6 +52,11 @@ InputGradients addBackward(const BackwardArgs &args);
 InputGradients gemmBackward(const BackwardArgs &args);
 /// Concat (ElementwiseGrad.cpp): dY split along `axis` into the inputs' extents.
 InputGradients concatBackward(const BackwardArgs &args);
+/// Slice (Slice.cpp): dY scattered into zeros of X's shape at the sliced positions.
+InputGradients sliceBackward(const BackwardArgs &args);
+/// Resize, nearest (Resize.cpp): each element of dY added to its source element of X (zeros
+/// elsewhere); extrapolated elements contribute nothing.
+InputGradients resizeBackward(const BackwardArgs &args);
 /// Flatten, Reshape, Identity, Dropout (ElementwiseGrad.cpp): dY reshaped to X's shape.
 InputGradients reshapeBackward(const BackwardArgs &args);
 

@@ -43,6 +43,15 @@ OpOutputs identity(const ir::Node &node, const OpInputs &inputs);
 /// Dropout in inference (ShapeOps.cpp): a copy of the input; the mask output and
 /// training_mode = true are not supported.
 OpOutputs dropout(const ir::Node &node, const OpInputs &inputs);
+/// Slice (Slice.cpp), ONNX Slice-10/13: data (any float32 shape) and int64 starts, ends, optional
+/// axes and steps (negative values count from the end, clamped as the spec says; negative steps
+/// read backwards).
+OpOutputs slice(const ir::Node &node, const OpInputs &inputs);
+/// Resize (Resize.cpp), ONNX Resize-11/13 with mode 'nearest' only: X, optional roi, scales
+/// (float32) or sizes (int64), exactly one non-empty; output extent floor(in · scale) or sizes; every
+/// coordinate_transformation_mode and nearest_mode of the spec, the source index clamped to the
+/// input (tf_crop_and_resize: extrapolation_value outside the roi box).
+OpOutputs resize(const ir::Node &node, const OpInputs &inputs);
 /// Constant (ShapeOps.cpp): the tensor of attribute value / value_float(s) / value_int(s).
 OpOutputs constant(const ir::Node &node, const OpInputs &inputs);
 

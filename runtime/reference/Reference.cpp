@@ -29,6 +29,8 @@ const std::map<std::string, OpKernel> &opKernels() {
       {"Identity", reference::identity},
       {"Dropout", reference::dropout},
       {"Constant", reference::constant},
+      {"Slice", reference::slice},
+      {"Resize", reference::resize},
   };
   return kernels;
 }

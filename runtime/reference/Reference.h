@@ -14,7 +14,8 @@ namespace nasc::runtime {
 /// (graph inputs and all node outputs, not the initializers).
 /// Nodes run in the order of graph.nodes (topological) with ONNX semantics (opset 11-17) for
 /// Conv, BatchNormalization (inference), Relu, MaxPool, AveragePool, GlobalAveragePool, Add,
-/// Flatten, Gemm, Concat, Reshape, Identity, Dropout (inference) and Constant. Output shapes are
+/// Flatten, Gemm, Concat, Reshape, Identity, Dropout (inference), Constant, Slice and Resize
+/// (nearest). Output shapes are
 /// computed from the input tensors, so graph.values is only used to check the inputs.
 /// Throws nasc::Error naming the graph source and:
 ///  - the input, when an input is missing or its dtype / shape differs from graph.values;

@@ -39,6 +39,8 @@ const std::map<std::string, TrainingKernel> &trainingKernels() {
       {"Identity", {identity, reshapeBackward}},
       {"Dropout", {identity, reshapeBackward}},
       {"Constant", {constant, nullptr}},
+      {"Slice", {slice, sliceBackward}},
+      {"Resize", {resize, resizeBackward}},
   };
   return kernels;
 }

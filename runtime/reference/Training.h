@@ -43,7 +43,8 @@ double crossEntropy(const ir::Tensor &logits, const std::vector<int64_t> &labels
 /// BatchNormalization runs in training mode (batch mean and biased variance, PyTorch's train-mode
 /// normalisation) whatever its training_mode attribute; Dropout is the identity. Ops: Conv,
 /// BatchNormalization, Relu, Add (numpy broadcasting), Concat, MaxPool, AveragePool,
-/// GlobalAveragePool, Flatten, Reshape, Gemm, Identity, Dropout, Constant. Throws nasc::Error
+/// GlobalAveragePool, Flatten, Reshape, Gemm, Identity, Dropout, Constant, Slice, Resize (nearest).
+/// Throws nasc::Error
 /// naming the graph source and the node and op for an unsupported op, for a gradient needed w.r.t.
 /// a weight-like input (e.g. Gemm's B computed from the input), and any error of the forward
 /// kernels; naming the input when one is missing; when the graph has not exactly one output. With

@@ -84,7 +84,8 @@ TEST_CASE("malformed schedules are refused naming the file, node, step and field
         "s.json: node 'conv': must map to a list of steps");
   CHECK(parseError(wrapSteps(R"({"primitive": "skew", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (skew): unknown primitive 'skew' (known: interchange, split, "
-        "tile, fuse, unroll, vectorize, parallelize, pad_input, block_channels)");
+        "tile, fuse, unroll, vectorize, parallelize, pad_input, block_channels, group, "
+        "depthwise, bottleneck, spatial_bottleneck, seq1, seq2, seq3)");
   CHECK(parseError(wrapSteps(R"({"primitive": "tile", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (tile): missing argument 'sizes'");
   CHECK(parseError(wrapSteps(R"({"primitive": "tile", "sizes": [2]})")) ==
@@ -209,7 +210,8 @@ TEST_CASE("schedule entries name kernels by any node they implement, each kernel
   CHECK(byRelu.schedule.kernels[0].steps.empty());
   CHECK_THROWS_WITH(lower(R"({"nasc_schedule": 1, "kernels": {"conv9": []}})"),
                     "s.json: node 'conv9' is implemented by no kernel of model 'tracenet' (see "
-                    "`nasc inspect MODEL --stage schedule`)");
+                    "`nasc inspect MODEL --stage schedule`; the parts that seq1, seq2 and seq3 make of "
+                    "a node are scheduled under their own names)");
   CHECK_THROWS_WITH(lower(R"({"nasc_schedule": 1, "kernels": {"conv": [], "relu": []}})"),
                     "s.json: nodes 'conv' and 'relu' name the same kernel 'conv'");
   CHECK_THROWS_AS(lower(wrapSteps(R"({"primitive": "interchange", "statement": "S1", )"

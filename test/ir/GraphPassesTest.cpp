@@ -165,3 +165,85 @@ TEST_CASE("shape inference rejects inconsistent shapes naming the node") {
   REQUIRE_THROWS_WITH(nasc::ir::inferShapes(g),
                       Catch::Contains("'relu' (Relu)") && Catch::Contains("declares 1x4x2x3"));
 }
+
+TEST_CASE("Slice shapes: negative indices, clamping and negative steps as the ONNX spec says") {
+  // x 1x4x2x2; axes [1, -1]: channels 3, 1 (start -1 -> 3, end -5 -> -1 clamped, step -2);
+  // columns start -5 -> -3 clamped to 0, end 100 clamped to 2: both columns.
+  Graph g = graphWithInput();
+  g.outputs = {"y"};
+  addInitializer(g, "starts", int64Tensor({-1, -5}));
+  addInitializer(g, "ends", int64Tensor({-5, 100}));
+  addInitializer(g, "axes", int64Tensor({1, -1}));
+  addInitializer(g, "steps", int64Tensor({-2, 1}));
+  g.nodes = {Node{"slice", "Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, {}}};
+  nasc::ir::prepareForInference(g);
+  CHECK(g.shapeOf("y") == nasc::ir::Shape{1, 2, 2, 2});
+  const auto axes = nasc::ir::sliceAxes(g, g.nodes[0], {1, 4, 2, 2});
+  REQUIRE(axes.size() == 2);
+  CHECK((axes[0].axis == 1 && axes[0].start == 3 && axes[0].step == -2 && axes[0].count == 2));
+  CHECK((axes[1].axis == 3 && axes[1].start == 0 && axes[1].step == 1 && axes[1].count == 2));
+}
+
+TEST_CASE("Slice errors name the file, node and input") {
+  auto infer = [](const std::vector<std::string> &inputs, const std::vector<int64_t> &steps) {
+    Graph g = graphWithInput();
+    g.outputs = {"y"};
+    g.inputs.push_back("starts");
+    g.values["starts"] = {DType::Int64, {1}};
+    addInitializer(g, "ends", int64Tensor({2}));
+    addInitializer(g, "s0", int64Tensor({0}));
+    addInitializer(g, "steps", int64Tensor(steps));
+    g.nodes = {Node{"cut", "Slice", inputs, {"y"}, {}}};
+    nasc::ir::prepareForInference(g);
+  };
+  REQUIRE_THROWS_WITH(infer({"x", "starts", "ends"}, {1}),
+                      Catch::Contains("test.json") && Catch::Contains("'cut' (Slice)") &&
+                          Catch::Contains("input 'starts'") && Catch::Contains("constant"));
+  REQUIRE_THROWS_WITH(infer({"x", "s0", "ends", "", "steps"}, {0}),
+                      Catch::Contains("'cut' (Slice)") && Catch::Contains("input 'steps'"));
+  REQUIRE_THROWS_WITH(infer({"x", "s0", "ends", "", "steps"}, {1, 1}),
+                      Catch::Contains("'cut' (Slice)") && Catch::Contains("input 'steps'") &&
+                          Catch::Contains("'starts' has 1"));
+}
+
+TEST_CASE("Resize shapes from scales (floor(in * scale)) or sizes; \"\" inputs are omitted") {
+  Graph g = graphWithInput();
+  g.outputs = {"y"};
+  Tensor scales = Tensor::zeros({4}, 1.0f);
+  scales.f[2] = 2.0f;
+  scales.f[3] = 1.5f;
+  addInitializer(g, "scales", scales);
+  g.nodes = {Node{"up", "Resize", {"x", "", "scales"}, {"y"}, {{"mode", std::string("nearest")}}}};
+  nasc::ir::prepareForInference(g);
+  CHECK(g.shapeOf("y") == nasc::ir::Shape{1, 4, 4, 3});
+  Graph sized = graphWithInput();
+  sized.outputs = {"y"};
+  addInitializer(sized, "empty", Tensor::zeros({0}));
+  addInitializer(sized, "sizes", int64Tensor({1, 4, 5, 1}));
+  sized.nodes = {Node{"up", "Resize", {"x", "empty", "empty", "sizes"}, {"y"}, {}}};
+  nasc::ir::prepareForInference(sized);
+  CHECK(sized.shapeOf("y") == nasc::ir::Shape{1, 4, 5, 1});
+}
+
+TEST_CASE("Resize errors name the file, node and attribute or input") {
+  auto infer = [](const std::vector<std::string> &inputs,
+                  std::map<std::string, nasc::ir::Attribute> attributes) {
+    Graph g = graphWithInput();
+    g.outputs = {"y"};
+    addInitializer(g, "scales", Tensor::zeros({4}, 2.0f));
+    addInitializer(g, "sizes", int64Tensor({1, 4, 4, 4}));
+    g.nodes = {Node{"up", "Resize", inputs, {"y"}, std::move(attributes)}};
+    nasc::ir::prepareForInference(g);
+  };
+  REQUIRE_THROWS_WITH(infer({"x", "", "scales"}, {{"mode", std::string("cubic")}}),
+                      Catch::Contains("test.json") && Catch::Contains("'up' (Resize)") &&
+                          Catch::Contains("attribute 'mode'") &&
+                          Catch::Contains("not supported"));
+  REQUIRE_THROWS_WITH(infer({"x", "", "scales"}, {{"nearest_mode", std::string("odd")}}),
+                      Catch::Contains("attribute 'nearest_mode'"));
+  REQUIRE_THROWS_WITH(infer({"x", "", "scales", "sizes"}, {}),
+                      Catch::Contains("'up' (Resize)") && Catch::Contains("exactly one"));
+  REQUIRE_THROWS_WITH(infer({"x", "", "x"}, {}),
+                      Catch::Contains("'up' (Resize)") && Catch::Contains("input 'scales'") &&
+                          Catch::Contains("constant"));
+}

@@ -25,13 +25,14 @@ void makeInputConstant(nasc::ir::Graph &graph, const std::string &caseDir, size_
 }
 
 /// Imports case `name`, forgets the output shapes the model declares, infers shapes and
-/// returns {inferred, expected from output_0.pb}.
+/// returns {inferred, expected from output_0.pb}. With `constantOtherInputs`, every graph input
+/// but the first becomes an initializer (a Reshape's shape, a Slice's starts, a Resize's scales).
 std::pair<nasc::ir::Shape, nasc::ir::Shape> inferredAndExpected(const std::string &name,
-                                                                bool constantSecondInput) {
+                                                                bool constantOtherInputs) {
   const std::string dir = kData + name;
   nasc::ir::Graph graph = nasc::ir::importOnnx(dir + "/model.onnx");
-  if (constantSecondInput)
-    makeInputConstant(graph, dir, 1);
+  for (size_t k = graph.inputs.size(); constantOtherInputs && k-- > 1;)
+    makeInputConstant(graph, dir, k);
   nasc::ir::checkSupported(graph);
   for (const std::string &out : graph.outputs)
     graph.values.erase(out);
@@ -40,9 +41,9 @@ std::pair<nasc::ir::Shape, nasc::ir::Shape> inferredAndExpected(const std::strin
           nasc::ir::readTensorProto(dir + "/test_data_set_0/output_0.pb").shape};
 }
 
-void checkCase(const std::string &name, bool constantSecondInput = false) {
+void checkCase(const std::string &name, bool constantOtherInputs = false) {
   INFO(name);
-  auto [inferred, expected] = inferredAndExpected(name, constantSecondInput);
+  auto [inferred, expected] = inferredAndExpected(name, constantOtherInputs);
   CHECK(nasc::ir::shapeToString(inferred) == nasc::ir::shapeToString(expected));
 }
 
@@ -119,6 +120,23 @@ TEST_CASE("Reshape with a constant shape matches ONNX test data (0, -1, allowzer
     checkCase(name, true);
 }
 
+TEST_CASE("Slice with constant starts / ends / axes / steps matches ONNX test data") {
+  for (const char *name :
+       {"node/test_slice", "node/test_slice_default_axes", "node/test_slice_default_steps",
+        "node/test_slice_end_out_of_bounds", "node/test_slice_neg", "node/test_slice_neg_steps",
+        "node/test_slice_negative_axes", "node/test_slice_start_out_of_bounds"})
+    checkCase(name, true);
+}
+
+TEST_CASE("Resize (nearest) with constant scales or sizes matches ONNX test data") {
+  for (const char *name : {"node/test_resize_downsample_scales_nearest",
+                           "node/test_resize_downsample_sizes_nearest",
+                           "node/test_resize_upsample_scales_nearest",
+                           "node/test_resize_upsample_sizes_nearest",
+                           "node/test_resize_upsample_sizes_nearest_ceil_half_pixel"})
+    checkCase(name, true);
+}
+
 TEST_CASE("Unsupported ops and attribute values are rejected naming node, op and attribute") {
   auto check = [](const std::string &name) {
     nasc::ir::Graph graph = nasc::ir::importOnnx(kData + name + "/model.onnx");
@@ -128,6 +146,9 @@ TEST_CASE("Unsupported ops and attribute values are rejected naming node, op and
                       Catch::Contains("LeakyRelu") && Catch::Contains("not supported"));
   REQUIRE_THROWS_WITH(check("node/test_batchnorm_example_training_mode"),
                       Catch::Contains("training_mode"));
+  REQUIRE_THROWS_WITH(check("node/test_resize_upsample_scales_linear"),
+                      Catch::Contains("Resize") && Catch::Contains("attribute 'mode'") &&
+                          Catch::Contains("'linear' is not supported"));
   REQUIRE_THROWS_WITH(check("node/test_maxpool_with_argmax_2d_precomputed_pads"),
                       Catch::Contains("MaxPool") && Catch::Contains("output 1"));
 }

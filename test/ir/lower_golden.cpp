@@ -268,3 +268,73 @@ TEST_CASE("Reshape that regroups dims ties input and output iterators by an equa
                          "  S0[i0 < 2, i1 < 3, o0 < 3, o1 < 2] : 3*i0 + i1 - 2*o0 - o1 == 0\n"
                          "    y[o0, o1] = x[i0, i1]\n");
 }
+
+namespace {
+
+nasc::ir::Tensor int64s(const Ints &values) {
+  return {nasc::ir::DType::Int64, {static_cast<int64_t>(values.size())}, {}, values};
+}
+
+nasc::ir::Tensor floats(const std::vector<float> &values) {
+  return {nasc::ir::DType::Float32, {static_cast<int64_t>(values.size())}, values, {}};
+}
+
+} // namespace
+
+TEST_CASE("Slice reads start + step·i, negative steps counting down from the clamped start") {
+  // Rows: start 1, end 6, step 2 -> 1, 3, 5. Columns of 5: start -1 -> 4, end -100 clamped to
+  // -1, step -2 -> 4, 2, 0.
+  Graph g = oneNodeGraph("Slice", {1, 2, 6, 5}, {1, 2, 3, 3}, {},
+                         {"starts", "ends", "axes", "steps"});
+  g.initializers["starts"] = int64s({1, -1});
+  g.initializers["ends"] = int64s({6, -100});
+  g.initializers["axes"] = int64s({2, 3});
+  g.initializers["steps"] = int64s({2, -2});
+  CHECK(onlyKernel(g) == "kernel op\n"
+                         "  tensor x : 1x2x6x5\n"
+                         "  tensor y : 1x2x3x3\n"
+                         "  S0[n < 1, c < 2, h < 3, w < 3]\n"
+                         "    y[n, c, h, w] = x[n, c, 2*h + 1, -2*w + 4]\n");
+}
+
+TEST_CASE("Resize nearest x2 (asymmetric, floor) ties a source index s = floor(o / 2)") {
+  // y[h] = x[floor(h / 2)] <=> 2·s2 <= h <= 2·s2 + 1; N and C keep scale 1 (index o).
+  Graph g = oneNodeGraph("Resize", {1, 1, 2, 3}, {1, 1, 4, 6},
+                         {{"mode", std::string("nearest")},
+                          {"coordinate_transformation_mode", std::string("asymmetric")},
+                          {"nearest_mode", std::string("floor")}},
+                         {"", "scales"});
+  g.initializers["scales"] = floats({1, 1, 2, 2});
+  CHECK(onlyKernel(g) == "kernel op\n"
+                         "  tensor x : 1x1x2x3\n"
+                         "  tensor y : 1x1x4x6\n"
+                         "  S0[n < 1, c < 1, h < 4, s2 < 2, w < 6, s3 < 3]"
+                         " : h - 2*s2 >= 0 : -h + 2*s2 + 1 >= 0"
+                         " : w - 2*s3 >= 0 : -w + 2*s3 + 1 >= 0\n"
+                         "    y[n, c, h, w] = x[n, c, s2, s3]\n");
+  const auto y = nasc::lowertest::runProgram(nasc::ir::lowerGraph(g), {{1, 2, 3, 4, 5, 6}});
+  CHECK(y.at(0) == std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3,
+                                      4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6});
+}
+
+TEST_CASE("Resize nearest /2 (half_pixel, round_prefer_floor) reads x[2·o] directly") {
+  // (o + 0.5) · 2 - 0.5 = 2·o + 0.5, rounded half down: 2·o; the map is affine.
+  Graph g = oneNodeGraph("Resize", {1, 1, 4, 4}, {1, 1, 2, 2}, {}, {"", "scales"});
+  g.initializers["scales"] = floats({1, 1, 0.5f, 0.5f});
+  CHECK(onlyKernel(g) == "kernel op\n"
+                         "  tensor x : 1x1x4x4\n"
+                         "  tensor y : 1x1x2x2\n"
+                         "  S0[n < 1, c < 1, h < 2, w < 2]\n"
+                         "    y[n, c, h, w] = x[n, c, 2*h, 2*w]\n");
+}
+
+TEST_CASE("Resize whose source index needs clamping is refused naming the attribute") {
+  // half_pixel + floor, x2: output 0 reads floor(-0.25) = -1, clamped to 0 by the spec.
+  Graph g = oneNodeGraph("Resize", {1, 1, 2, 2}, {1, 1, 4, 4},
+                         {{"nearest_mode", std::string("floor")}}, {"", "scales"});
+  g.initializers["scales"] = floats({1, 1, 2, 2});
+  REQUIRE_THROWS_WITH(nasc::ir::lowerGraph(g),
+                      Catch::Contains("<test>") && Catch::Contains("node 'op' (Resize)") &&
+                          Catch::Contains("'coordinate_transformation_mode'") &&
+                          Catch::Contains("not supported"));
+}

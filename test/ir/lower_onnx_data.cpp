@@ -193,6 +193,21 @@ TEST_CASE("MatMul, Squeeze, Unsqueeze and Identity kernels match ONNX node test 
   checkNodeCase("test_unsqueeze_two_axes", {1});
 }
 
+TEST_CASE("Slice kernels match ONNX node test data (negative indices, clamping, steps, axes)") {
+  auto name = GENERATE(as<std::string>{}, "test_slice", "test_slice_default_axes",
+                       "test_slice_default_steps", "test_slice_end_out_of_bounds",
+                       "test_slice_neg", "test_slice_neg_steps", "test_slice_negative_axes");
+  checkNodeCase(name, {1, 2, 3, 4});
+}
+
+TEST_CASE("Resize nearest kernels match ONNX node test data (scales, sizes, align_corners)") {
+  auto name = GENERATE(as<std::string>{}, "test_resize_upsample_scales_nearest",
+                       "test_resize_downsample_scales_nearest",
+                       "test_resize_upsample_sizes_nearest", "test_resize_downsample_sizes_nearest",
+                       "test_resize_upsample_sizes_nearest_floor_align_corners");
+  checkNodeCase(name, {1});
+}
+
 TEST_CASE("graphs from loadModel (import, folding, shape inference) lower and run correctly, "
           "also one without inputs") {
   auto [suite, name] = GENERATE(table<std::string, std::string>(

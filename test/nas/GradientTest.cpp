@@ -175,3 +175,28 @@ TEST_CASE("Gemm, Flatten and Reshape gradients match finite differences", "[nas]
   checkGradient(reshape, reshapeBackward, makeNode("Reshape", {}, 2),
                 {tensorOf({2, 3, 2}, 21), shape}, 0);
 }
+
+TEST_CASE("Slice gradient scatters dY into zeros at the sliced positions", "[nas][gradient]") {
+  auto ints = [](const Ints &values) {
+    return ir::Tensor{ir::DType::Int64, {static_cast<int64_t>(values.size())}, {}, values};
+  };
+  checkGradient(slice, sliceBackward, makeNode("Slice", {}, 5),
+                {tensorOf({2, 3, 5, 4}, 27), ints({1, -1}), ints({5, -100}), ints({2, -1}),
+                 ints({2, -2})},
+                0);
+  checkGradient(slice, sliceBackward, makeNode("Slice", {}, 3),
+                {tensorOf({2, 4, 3}, 28), ints({-3}), ints({3})}, 0);
+}
+
+TEST_CASE("Resize (nearest) gradient sums dY into each source element", "[nas][gradient]") {
+  const ir::Tensor noRoi = floatTensor({0}, {});
+  const ir::Node upsample = makeNode("Resize",
+                                     {{"coordinate_transformation_mode", std::string("asymmetric")},
+                                      {"nearest_mode", std::string("floor")}},
+                                     3);
+  checkGradient(resize, resizeBackward, upsample,
+                {tensorOf({2, 2, 3, 2}, 29), noRoi, floatTensor({4}, {1, 1, 2, 3})}, 0);
+  ir::Tensor sizes{ir::DType::Int64, {4}, {}, {1, 2, 3, 7}};
+  checkGradient(resize, resizeBackward, makeNode("Resize", {}, 4),
+                {tensorOf({1, 2, 5, 3}, 30), noRoi, floatTensor({0}, {}), sizes}, 0);
+}

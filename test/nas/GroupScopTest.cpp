@@ -2,7 +2,6 @@
 // exactly the domains and accesses that lowering a Conv with group G gives.
 #include "compiler/nas/GroupScop.h"
 #include "compiler/nas/NeuralStep.h"
-#include "ir/lower/Lower.h"
 #include "ir/passes/Passes.h"
 #include "test/support/RandomTensor.h"
 
@@ -31,16 +30,8 @@ ir::Graph convRelu() {
   return g;
 }
 
-ir::Kernel convKernel(ir::Graph graph) {
-  ir::prepareForInference(graph);
-  return ir::lowerGraph(graph).calls.at(0).kernel;
-}
-
-std::map<std::string, ir::Shape> tensorShapes(const ir::Kernel &kernel) {
-  std::map<std::string, ir::Shape> shapes;
-  for (const ir::TensorDecl &t : kernel.tensors)
-    shapes[t.name] = t.shape;
-  return shapes;
+ir::Kernel convKernel(const ir::Graph &graph) {
+  return nas::kernelOf(nas::lowerForInference(graph), "conv");
 }
 
 } // namespace
@@ -60,7 +51,7 @@ TEST_CASE("groupScop equals the Scop of the lowered grouped Conv", "[nas][neural
     CHECK(rewritten.domain.is_equal(expected.domain));
     CHECK(rewritten.reads.is_equal(expected.reads));
     CHECK(rewritten.writes.is_equal(expected.writes));
-    CHECK_NOTHROW(nas::checkInsideTensors(rewritten, tensorShapes(groupedKernel)));
+    CHECK_NOTHROW(nas::checkInsideTensors(rewritten, nas::tensorShapes(groupedKernel)));
   }
 }
 
@@ -70,7 +61,7 @@ TEST_CASE("checkInsideTensors names the tensor and the accesses out of bounds",
   const ir::Kernel kernel = convKernel(convRelu());
   const poly::Scop scop = poly::buildScop(isl.get(), kernel);
   const nas::ScopRelations grouped = nas::groupScop(kernel, scop, "w", 4);
-  std::map<std::string, ir::Shape> shapes = tensorShapes(kernel);
+  std::map<std::string, ir::Shape> shapes = nas::tensorShapes(kernel);
   shapes["w"] = {8, 1, 3, 3};
   CHECK_THROWS_WITH(nas::checkInsideTensors(grouped, shapes),
                     Catch::Contains("accesses outside tensor 'w' 8x1x3x3") &&

@@ -1,6 +1,8 @@
 // `--bn insert`: a training-mode BN after every Conv that feeds none, and what it changes.
 #include "compiler/nas/InsertBatchNorm.h"
 #include "compiler/nas/FisherPotential.h"
+#include "compiler/nas/NeuralStep.h"
+#include "ir/passes/Passes.h"
 
 #include <catch2/catch.hpp>
 
@@ -90,4 +92,30 @@ TEST_CASE("With an inserted BN the Fisher Potential ignores the scale of the "
   CHECK(normalised.layers[0].value > 0);
   for (size_t k = 0; k < 2; ++k)
     CHECK(normalisedScaled.layers[k].value == Approx(normalised.layers[k].value).epsilon(1e-4));
+}
+
+TEST_CASE("The parts of a seq layer are one layer: one BN after their Concat, one Fisher value",
+          "[nas][bn]") {
+  // seq1(1, 1, 1) (three dense parts of one channel) and seq3(5) (five one-row strips) with
+  // sliced / copied weights compute conv1 exactly, so with one BN after their Concat the Fisher
+  // Potential must be the unsplit network's, layer by layer.
+  ir::Graph original = twoConvNetwork();
+  ir::prepareForTraining(original);
+  const ir::Tensor x = randomTensor({4, 2, 5, 5}, 4);
+  const std::vector<int64_t> labels{0, 1, 2, 1};
+  ir::Graph reference = original;
+  nas::insertBatchNorm(reference);
+  const nas::FisherPotential expected = nas::fisherPotential(reference, x, labels);
+  for (const nas::NeuralStep &step :
+       {nas::NeuralStep{"conv1", "seq1", {1, 1, 1}}, nas::NeuralStep{"conv1", "seq3", {5}}}) {
+    INFO(step.toString());
+    ir::Graph split = nas::applyNeuralStep(original, step);
+    CHECK(nas::insertBatchNorm(split) == 1);
+    const nas::FisherPotential fisher = nas::fisherPotential(split, x, labels);
+    REQUIRE(fisher.layers.size() == 2);
+    CHECK(fisher.layers[0].conv == "c1");
+    CHECK(fisher.layers[0].activation == "c1_bn");
+    for (size_t k = 0; k < 2; ++k)
+      CHECK(fisher.layers[k].value == Approx(expected.layers[k].value).epsilon(1e-5));
+  }
 }

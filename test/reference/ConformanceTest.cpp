@@ -28,7 +28,8 @@ const std::set<std::string> kSupportedOps = {"Conv",        "BatchNormalization"
                                              "Add",         "Flatten",
                                              "Gemm",        "Concat",
                                              "Reshape",     "Identity",
-                                             "Dropout",     "Constant"};
+                                             "Dropout",     "Constant",
+                                             "Slice",       "Resize"};
 
 /// Outcome of one case: passed, failed (with why), or not applicable (with why).
 struct CaseResult {

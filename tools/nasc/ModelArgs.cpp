@@ -10,7 +10,8 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--schedule", args.schedule,
-                 "Schedule file (JSON trace of schedule primitives per node, docs/schedules.md; "
+                 "Schedule file (JSON trace of schedule primitives and neural steps per node, "
+                 "docs/schedules.md; "
                  "`nasc inspect MODEL --stage schedule` prints the one in use); kernels it does "
                  "not name get the default schedule")
       ->check(CLI::ExistingFile);

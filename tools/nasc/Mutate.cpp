@@ -1,26 +1,34 @@
+#include "compiler/nas/BottleneckScop.h"
 #include "compiler/nas/CapacityJson.h"
 #include "compiler/nas/ConvLayer.h"
 #include "compiler/nas/GroupScop.h"
 #include "compiler/nas/InitWeights.h"
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralStep.h"
+#include "compiler/nas/NeuralTrace.h"
+#include "compiler/nas/Seq3Scop.h"
+#include "compiler/nas/SeqScop.h"
+#include "compiler/nas/SpatialBottleneckScop.h"
 #include "ir/export/OnnxExporter.h"
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 #include "tools/nasc/Commands.h"
 #include "tools/nasc/GateArgs.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 namespace nasc::cli {
 
 namespace {
 
 struct MutateArgs : GateArgs {
-  std::string model, output, weights = "init";
+  std::string model, output, weights = "init", schedule, scheduleOut;
   std::vector<std::string> steps;
   bool showIsl = false, checkCapacity = false;
 };
@@ -38,48 +46,108 @@ std::string joinSteps(const std::vector<nas::NeuralStep> &steps) {
   return text;
 }
 
-/// The group count a group or depthwise step brings to a Conv with group 1 (0 for other steps and
-/// grouped Convs, which groupRewrite does not take).
-int64_t groupFactor(const ir::Graph &graph, const nas::NeuralStep &step) {
-  if (step.transform != "group" && step.transform != "depthwise")
-    return 0;
+/// The isl rewrites of `step` on `graph` (GroupScop.h, BottleneckScop.h, SeqScop.h, Seq3Scop.h,
+/// SpatialBottleneckScop.h); none for a Conv that is already grouped (its statements are over kg
+/// and cg, not k and c).
+std::vector<nas::ScopRewrite> islRewrites(isl::ctx ctx, const ir::Graph &graph,
+                                          const nas::NeuralStep &step) {
   const nas::ConvLayer layer = nas::convLayer(graph, step.node, step.toString());
   if (layer.group != 1)
-    return 0;
-  return step.transform == "group" ? step.args.at(0) : layer.C;
+    return {};
+  if (step.transform == "group" || step.transform == "depthwise")
+    return {nas::groupRewrite(ctx, graph, step.node,
+                              step.transform == "group" ? step.args.at(0) : layer.C)};
+  if (step.transform == "bottleneck")
+    return nas::bottleneckRewrite(ctx, graph, step.node, step.args.at(0));
+  if (step.transform == "seq1" || step.transform == "seq2")
+    return nas::seqRewrite(ctx, graph, step);
+  if (step.transform == "seq3")
+    return nas::seq3Rewrite(ctx, graph, step.node, step.args.at(0));
+  if (step.transform == "spatial_bottleneck")
+    return nas::spatialBottleneckRewrite(ctx, graph, step.node, step.args.at(0));
+  return {};
 }
 
-/// Prints the reduction statement of `step`'s Conv before and after, as GroupRewrite computes it.
+/// Prints the statements that `step` rewrites or adds, before and after, as islRewrites computes
+/// them.
 void showIsl(const ir::Graph &graph, const nas::NeuralStep &step) {
-  const int64_t G = groupFactor(graph, step);
-  if (G == 0) {
-    std::cout << "  (isl form shown for group and depthwise of a Conv with group 1)\n";
+  poly::IslContext isl;
+  const std::vector<nas::ScopRewrite> rewrites = islRewrites(isl.get(), graph, step);
+  if (rewrites.empty()) {
+    std::cout << "  (isl form shown for group, depthwise, bottleneck, seq1, seq2, seq3 and "
+                 "spatial_bottleneck of a Conv with group 1)\n";
     return;
   }
-  poly::IslContext isl;
-  const nas::GroupRewrite rewrite = nas::groupRewrite(isl.get(), graph, step.node, G);
-  std::cout << "  domain before: " << rewrite.dense.domain << "\n  domain after:  "
-            << rewrite.grouped.domain << "\n  reads before:  " << rewrite.dense.reads
-            << "\n  reads after:   " << rewrite.grouped.reads
-            << "\n  (every access checked inside its tensor)\n";
+  for (const nas::ScopRewrite &rewrite : rewrites) {
+    const bool added = rewrite.before.domain.is_empty();
+    auto before = [&](const auto &relation) {
+      std::ostringstream text;
+      text << relation;
+      return added ? std::string("(none: a new statement)") : text.str();
+    };
+    std::cout << "  " << rewrite.label << ":\n    domain before: " << before(rewrite.before.domain)
+              << "\n    domain after:  " << rewrite.after.domain
+              << "\n    reads before:  " << before(rewrite.before.reads)
+              << "\n    reads after:   " << rewrite.after.reads
+              << "\n    writes before: " << before(rewrite.before.writes)
+              << "\n    writes after:  " << rewrite.after.writes << "\n";
+  }
+  std::cout << "  (every access checked inside its tensor)\n";
+}
+
+/// The neural steps of the schedule file args.schedule (each entry's, in file order; schedule
+/// steps do not change the architecture and are skipped), then those of --apply.
+std::vector<nas::NeuralStep> neuralSteps(const MutateArgs &args) {
+  std::vector<nas::NeuralStep> steps;
+  if (!args.schedule.empty())
+    for (const compiler::KernelSchedule &trace : compiler::readScheduleFile(args.schedule).kernels)
+      for (const compiler::ScheduleStep &step : trace.steps)
+        if (nas::isNeuralStep(step))
+          steps.push_back(nas::toNeuralStep(trace.node, step));
+  for (const std::string &text : args.steps)
+    steps.push_back(nas::parseNeuralStep(text));
+  if (steps.empty())
+    throw Error("mutate: no neural step given (--apply NODE:transform(args) or --schedule FILE)");
+  return steps;
+}
+
+/// Writes `steps` as a schedule file (docs/schedules.md): one entry per node, in the order of
+/// its first step, with `capacity` (the gate's JSON record, or "") on the last step.
+void writeSchedule(const std::string &path, const std::vector<nas::NeuralStep> &steps,
+                   const std::string &capacity) {
+  compiler::ModelSchedule schedule{path, {}};
+  for (const nas::NeuralStep &step : steps) {
+    auto entry = std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
+                              [&](const compiler::KernelSchedule &k) { return k.node == step.node; });
+    if (entry == schedule.kernels.end())
+      entry = schedule.kernels.insert(schedule.kernels.end(), {step.node, {}});
+    entry->steps.push_back(nas::toScheduleStep(step));
+    if (&step == &steps.back())
+      entry->steps.back().capacity = capacity;
+  }
+  std::ofstream out(path);
+  out << compiler::scheduleToJson(schedule);
+  if (!out)
+    throw Error(path + ": cannot write the schedule file");
+  std::printf("wrote %s\n", path.c_str());
 }
 
 /// Runs the capacity gate on MODEL and the written model, prints its decision and records it (with
-/// the steps) in the written model's metadata as nasc.capacity. Returns the exit status.
-int checkCapacity(const MutateArgs &args, const ir::Graph &graph,
-                  std::map<std::string, std::string> metadata) {
+/// the steps) in the written model's metadata as nasc.capacity. Returns the report's JSON and
+/// sets `status` to the exit status.
+std::string checkCapacity(const MutateArgs &args, const ir::Graph &graph,
+                          std::map<std::string, std::string> metadata, int &status) {
   const nas::CapacityReport report = runGate(args, args.model, args.output);
   metadata["nasc.capacity"] = nas::capacityJson(report, -1);
   ir::exportOnnx(graph, args.output, metadata);
   std::printf("capacity (%s): %s: %s\n", args.policy.c_str(),
               report.decision.legal ? "legal" : "refused", report.decision.reason.c_str());
-  return report.decision.legal ? 0 : kRefused;
+  status = report.decision.legal ? 0 : kRefused;
+  return metadata["nasc.capacity"];
 }
 
 int mutate(const MutateArgs &args) {
-  std::vector<nas::NeuralStep> steps;
-  for (const std::string &text : args.steps)
-    steps.push_back(nas::parseNeuralStep(text));
+  const std::vector<nas::NeuralStep> steps = neuralSteps(args);
   ir::Graph graph = ir::loadModelRaw(args.model);
   ir::prepareForTraining(graph);
   printCost("original", nas::modelCost(graph));
@@ -95,7 +163,12 @@ int mutate(const MutateArgs &args) {
                                                      {"nasc.transformations", joinSteps(steps)}};
   ir::exportOnnx(graph, args.output, metadata);
   std::printf("wrote %s\n", args.output.c_str());
-  return args.checkCapacity ? checkCapacity(args, graph, metadata) : 0;
+  int status = 0;
+  const std::string capacity =
+      args.checkCapacity ? checkCapacity(args, graph, metadata, status) : "";
+  if (!args.scheduleOut.empty())
+    writeSchedule(args.scheduleOut, steps, capacity);
+  return status;
 }
 
 } // namespace
@@ -110,8 +183,16 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--apply", args->steps,
                   "NODE:group(G) | NODE:depthwise | NODE:bottleneck(B) | NODE:seq1(G1,...,Gp) | "
-                  "NODE:seq2(u,G), applied in order (repeat the option; docs/transformations.md)")
-      ->required();
+                  "NODE:seq2(u,G) | NODE:seq3(P) | NODE:spatial_bottleneck(S), applied in order "
+                  "(repeat the option; docs/transformations.md)");
+  cmd->add_option("--schedule", args->schedule,
+                  "Schedule file whose neural steps (docs/schedules.md) apply first, entry by "
+                  "entry; its schedule steps are ignored (they do not change the architecture)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--schedule-out", args->scheduleOut,
+                  "Also write the steps as a schedule file (one entry per node) that `nasc "
+                  "compile MODEL --schedule FILE` replays on MODEL; with --check-capacity the "
+                  "gate's record is on the last step");
   cmd->add_option("-o,--output", args->output, "ONNX model to write (opset 13)")->required();
   cmd->add_option("--weights", args->weights,
                   "init: fresh He initialisation of every weight (seeded by --seed); slice: keep "
@@ -122,8 +203,10 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
                   "Seed of the He initialisation (and of the gate's with --check-capacity)")
       ->capture_default_str();
   cmd->add_flag("--show-isl", args->showIsl,
-                "Print the convolution's iteration domain and access relations before and after "
-                "each group / depthwise step, as isl rewrites them");
+                "Print, for each step (group, depthwise, bottleneck, seq1, seq2, seq3, "
+                "spatial_bottleneck) of a Conv with group 1, the iteration domains and access "
+                "relations of the statements it rewrites or adds, before and after, as isl "
+                "rewrites them");
   cmd->add_flag("--check-capacity", args->checkCapacity,
                 "Run the capacity gate (nasc capacity MODEL NEW, with --policy, --theta, "
                 "--tolerance, --batch, --seeds, --steps) and record its decision in the model's metadata (nasc.capacity); exit 3 when "
