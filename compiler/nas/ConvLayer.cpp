@@ -77,6 +77,26 @@ const std::string &layerOutput(const ir::Graph &graph, const ir::Node &conv) {
   return parts ? concat.outputs.at(0) : output;
 }
 
+ir::Node convPart(ir::Graph &graph, const ir::Node &conv, const std::string &suffix) {
+  ir::Node part = conv;
+  part.name = ir::freshName(graph, conv.name + "_" + suffix);
+  part.outputs = {ir::freshName(graph, conv.outputs.at(0) + "_" + suffix)};
+  graph.values[part.outputs[0]] = {};
+  return part;
+}
+
+void replaceByConcat(ir::Graph &graph, size_t index, std::vector<ir::Node> nodes,
+                     const std::vector<std::string> &partOutputs, int64_t axis) {
+  const ir::Node &conv = graph.nodes.at(index);
+  ir::Node concat{ir::freshName(graph, conv.name + "_concat"), "Concat", partOutputs,
+                  conv.outputs, {}};
+  concat.attributes["axis"] = axis;
+  nodes.push_back(std::move(concat));
+  const auto at = graph.nodes.begin() + static_cast<std::ptrdiff_t>(index);
+  graph.nodes.insert(graph.nodes.erase(at), nodes.begin(), nodes.end());
+  ir::removeUnusedInitializers(graph);
+}
+
 int64_t perOutputChannel(const ir::Shape &shape) {
   return ir::numElements(shape) / shape.at(0);
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace nasc::nas {
 
@@ -35,6 +36,17 @@ const std::set<std::string> &elementwiseOps();
 /// whose inputs are all such Conv outputs (the parts of seq1 / seq2 / seq3 that replaced one
 /// convolution), the Concat's output.
 const std::string &layerOutput(const ir::Graph &graph, const ir::Node &conv);
+
+/// A copy of Conv `conv` named `<conv>_<suffix>` writing a new value `<output>_<suffix>` (both
+/// fresh names, the value's name reserved in graph.values with an unknown shape), to become one
+/// part of it.
+ir::Node convPart(ir::Graph &graph, const ir::Node &conv, const std::string &suffix);
+
+/// Replaces graph.nodes[index] (a Conv) by `nodes` (its parts and what they read, in order)
+/// followed by a Concat `<conv>_concat` of `partOutputs` on `axis` that writes the Conv's output
+/// value, then drops the initializers no node reads any more (ir::removeUnusedInitializers).
+void replaceByConcat(ir::Graph &graph, size_t index, std::vector<ir::Node> nodes,
+                     const std::vector<std::string> &partOutputs, int64_t axis);
 
 /// Elements of one output channel's slice of a weight of `shape` (K, C', k...): C'·Π k.
 int64_t perOutputChannel(const ir::Shape &shape);

@@ -230,6 +230,19 @@ const ir::Kernel &kernelOf(const ir::Program &program, const std::string &node) 
   throw Error("no kernel implements node '" + node + "'");
 }
 
+std::vector<SplitPart> splitParts(const ir::Graph &graph, const NeuralStep &step) {
+  const ir::Graph split = applyNeuralStep(graph, step);
+  const ConvLayer conv = convLayer(graph, step.node, step.toString());
+  const ir::Node &concat =
+      split.nodes.at(split.producerOf(graph.nodes[conv.node].outputs.at(0)).value());
+  std::vector<SplitPart> parts;
+  for (const std::string &input : concat.inputs) {
+    const std::string &node = split.nodes.at(split.producerOf(input).value()).name;
+    parts.push_back({convLayer(split, node, step.toString()), split.shapeOf(input)});
+  }
+  return parts;
+}
+
 ir::Program lowerForInference(ir::Graph graph) {
   ir::prepareForInference(graph);
   return ir::lowerGraph(graph);

@@ -5,6 +5,8 @@
 // the element maps of copy kernels, and the check that every access stays inside its tensor.
 #pragma once
 
+#include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/NeuralStep.h"
 #include "ir/Graph.h"
 #include "ir/Kernel.h"
 #include "ir/Program.h"
@@ -133,6 +135,17 @@ const ir::Kernel &kernelOf(const ir::Program &program, const std::string &node);
 /// ir::lowerGraph of a copy of `graph` (static shapes) made ready for inference
 /// (ir::prepareForInference: BatchNormalization folded, Relu fused into the Conv kernel).
 ir::Program lowerForInference(ir::Graph graph);
+
+/// One Conv that seq1, seq2 or seq3 made of a Conv: its layer in the transformed graph and the
+/// shape of its output.
+struct SplitPart {
+  ConvLayer layer;
+  ir::Shape output;
+};
+
+/// The parts (seq1, seq2) or strips (seq3) that `step` makes of its Conv in `graph`, in the order
+/// of the Concat that joins them (applyNeuralStep decides the split and its refusals).
+std::vector<SplitPart> splitParts(const ir::Graph &graph, const NeuralStep &step);
 
 /// The shape of each of `kernel`'s tensors, by name.
 std::map<std::string, ir::Shape> tensorShapes(const ir::Kernel &kernel);

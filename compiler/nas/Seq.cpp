@@ -35,28 +35,20 @@ std::string addRows(ir::Graph &graph, const std::string &from, const Part &part,
 
 /// Replaces Conv `layer` by one Conv per part and a Concat, then groups the parts.
 void splitOutputs(ir::Graph &graph, const ConvLayer &layer, const std::vector<Part> &parts) {
-  const ir::Node conv = graph.nodes[layer.node];
   std::vector<ir::Node> replacement;
-  ir::Node concat{ir::freshName(graph, conv.name + "_concat"), "Concat", {}, conv.outputs, {}};
-  concat.attributes["axis"] = int64_t{1};
+  std::vector<std::string> outputs;
   for (size_t i = 0; i < parts.size(); ++i) {
-    const std::string suffix = "_part" + std::to_string(i);
-    ir::Node part = conv;
-    part.name = ir::freshName(graph, conv.name + suffix);
-    part.inputs[1] = addRows(graph, layer.weight, parts[i], suffix);
+    const std::string suffix = "part" + std::to_string(i);
+    ir::Node part = convPart(graph, graph.nodes[layer.node], suffix);
+    part.inputs[1] = addRows(graph, layer.weight, parts[i], "_" + suffix);
     if (!layer.bias.empty())
-      part.inputs[2] = addRows(graph, layer.bias, parts[i], suffix);
-    part.outputs = {ir::freshName(graph, conv.outputs.at(0) + suffix)};
-    graph.values[part.outputs[0]] = {};
-    concat.inputs.push_back(part.outputs[0]);
+      part.inputs[2] = addRows(graph, layer.bias, parts[i], "_" + suffix);
+    outputs.push_back(part.outputs[0]);
     replacement.push_back(std::move(part));
   }
-  replacement.push_back(std::move(concat));
-  const auto at = graph.nodes.begin() + static_cast<std::ptrdiff_t>(layer.node);
-  graph.nodes.insert(graph.nodes.erase(at), replacement.begin(), replacement.end());
-  ir::removeUnusedInitializers(graph);
+  replaceByConcat(graph, layer.node, replacement, outputs, 1);
   for (size_t i = 0; i < parts.size(); ++i) {
-    graph.values.erase(replacement[i].outputs[0]);
+    graph.values.erase(outputs[i]);
     if (parts[i].group > 1)
       group(graph, replacement[i].name, parts[i].group);
   }

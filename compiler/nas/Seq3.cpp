@@ -76,13 +76,11 @@ void seq3(ir::Graph &graph, const std::string &node, int64_t P) {
     refuse(std::to_string(P) + " strips do not divide the " + std::to_string(OH) +
            " output rows of '" + conv.outputs.at(0) + "'");
   std::vector<ir::Node> replacement;
-  ir::Node concat{ir::freshName(graph, conv.name + "_concat"), "Concat", {}, conv.outputs, {}};
-  concat.attributes["axis"] = int64_t{2};
+  std::vector<std::string> outputs;
   for (int64_t i = 0; i < P; ++i) {
     const std::string suffix = "_strip" + std::to_string(i);
     const Strip strip = stripRows(geometry, x[2], w[2], i * OH / P, (i + 1) * OH / P);
-    ir::Node part = conv;
-    part.name = ir::freshName(graph, conv.name + suffix);
+    ir::Node part = convPart(graph, conv, suffix.substr(1));
     part.inputs[0] = sliceRows(graph, replacement, conv.inputs[0], strip, part.name);
     part.inputs[1] = copyInitializer(graph, layer.weight, suffix);
     if (!layer.bias.empty())
@@ -93,15 +91,10 @@ void seq3(ir::Graph &graph, const std::string &node, int64_t P) {
     pads[geometry.padsBegin.size()] = strip.padBottom;
     part.attributes.erase("auto_pad");
     part.attributes["pads"] = pads;
-    part.outputs = {ir::freshName(graph, conv.outputs.at(0) + suffix)};
-    graph.values[part.outputs[0]] = {};
-    concat.inputs.push_back(part.outputs[0]);
+    outputs.push_back(part.outputs[0]);
     replacement.push_back(std::move(part));
   }
-  replacement.push_back(std::move(concat));
-  const auto at = graph.nodes.begin() + static_cast<std::ptrdiff_t>(layer.node);
-  graph.nodes.insert(graph.nodes.erase(at), replacement.begin(), replacement.end());
-  ir::removeUnusedInitializers(graph);
+  replaceByConcat(graph, layer.node, replacement, outputs, 2);
 }
 
 } // namespace nasc::nas

@@ -54,18 +54,11 @@ std::vector<ScopRelations> seq3Scop(const ir::Kernel &kernel, const poly::Scop &
 }
 
 std::vector<Seq3Strip> seq3Strips(const ir::Graph &graph, const std::string &node, int64_t P) {
-  const NeuralStep step{node, "seq3", {P}};
-  const ir::Graph split = applyNeuralStep(graph, step);
-  const ConvLayer conv = convLayer(graph, node, step.toString());
-  const ir::Node &concat =
-      split.nodes.at(split.producerOf(graph.nodes[conv.node].outputs.at(0)).value());
   std::vector<Seq3Strip> strips;
   int64_t row = 0;
-  for (const std::string &input : concat.inputs) {
-    const ConvLayer strip =
-        convLayer(split, split.nodes.at(split.producerOf(input).value()).name, step.toString());
-    const int64_t rows = split.shapeOf(input).at(2);
-    strips.push_back({row, row + rows, ir::toIdentifier(strip.weight)});
+  for (const SplitPart &strip : splitParts(graph, {node, "seq3", {P}})) {
+    const int64_t rows = strip.output.at(2);
+    strips.push_back({row, row + rows, ir::toIdentifier(strip.layer.weight)});
     row += rows;
   }
   return strips;

@@ -42,15 +42,10 @@ std::vector<ScopRelations> seqScop(const ir::Kernel &kernel, const poly::Scop &s
 }
 
 std::vector<SeqPart> seqParts(const ir::Graph &graph, const NeuralStep &step) {
-  const ir::Graph split = applyNeuralStep(graph, step);
-  const ConvLayer conv = convLayer(graph, step.node, step.toString());
-  const ir::Node &concat =
-      split.nodes.at(split.producerOf(graph.nodes[conv.node].outputs.at(0)).value());
   std::vector<SeqPart> parts;
   int64_t offset = 0;
-  for (const std::string &input : concat.inputs) {
-    const ConvLayer part =
-        convLayer(split, split.nodes.at(split.producerOf(input).value()).name, step.toString());
+  for (const SplitPart &split : splitParts(graph, step)) {
+    const ConvLayer &part = split.layer;
     parts.push_back({{offset, part.K, part.group}, ir::toIdentifier(part.weight)});
     offset += part.K;
   }

@@ -5,6 +5,7 @@
 #include "compiler/nas/NeuralStep.h"
 #include "ir/passes/Passes.h"
 #include "test/support/RandomTensor.h"
+#include "test/support/ScopCheck.h"
 
 #include <catch2/catch.hpp>
 
@@ -40,13 +41,6 @@ ir::Graph twoConvs() {
   return g;
 }
 
-void checkEqual(const nas::ScopRelations &rewritten, const nas::ScopRelations &expected) {
-  INFO("rewritten domain: " << rewritten.domain << "\nexpected domain: " << expected.domain);
-  CHECK(rewritten.domain.is_equal(expected.domain));
-  CHECK(rewritten.reads.is_equal(expected.reads));
-  CHECK(rewritten.writes.is_equal(expected.writes));
-}
-
 } // namespace
 
 TEST_CASE("narrowScop equals the Scops of the lowered bottlenecked producer and consumer",
@@ -64,7 +58,7 @@ TEST_CASE("narrowScop equals the Scops of the lowered bottlenecked producer and 
       const ir::Kernel &expected = nas::kernelOf(after, node);
       const nas::ScopRelations narrowed =
           nas::narrowScop(poly::buildScop(isl.get(), kernel), iterator, 8 / B);
-      checkEqual(narrowed, nas::relationsOf(poly::buildScop(isl.get(), expected)));
+      test::checkSameRelations(narrowed, nas::relationsOf(poly::buildScop(isl.get(), expected)));
       CHECK(nas::narrowShapes(kernel, iterator, 8 / B) == nas::tensorShapes(expected));
       CHECK_NOTHROW(nas::checkInsideTensors(narrowed, nas::tensorShapes(expected)));
     }
@@ -85,7 +79,7 @@ TEST_CASE("bottleneckRewrite narrows the producer and its consumer Conv", "[nas]
   for (size_t i = 0; i < 2; ++i) {
     const ir::Kernel &expected = nas::kernelOf(after, nodes[i]);
     const std::string reduction = nas::findReduction(expected).statement->name;
-    checkEqual(
+    test::checkSameRelations(
         rewrites[i].after,
         nas::statementOnly(nas::relationsOf(poly::buildScop(isl.get(), expected)), reduction));
   }

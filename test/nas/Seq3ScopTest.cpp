@@ -5,7 +5,8 @@
 // sides, so the rows outside X must be excluded alike.
 #include "compiler/nas/Seq3Scop.h"
 #include "ir/passes/Passes.h"
-#include "test/support/RandomTensor.h"
+#include "test/support/ConvGraph.h"
+#include "test/support/ScopCheck.h"
 
 #include <catch2/catch.hpp>
 
@@ -16,22 +17,7 @@ using Ints = std::vector<int64_t>;
 
 /// x (1, 4, 8, 8) -> conv (4 -> 6, 3x3, `pad` on every side, `stride`, bias) -> y.
 ir::Graph conv(int64_t stride, int64_t pad) {
-  ir::Graph g;
-  g.source = "conv.json";
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.values["x"] = {ir::DType::Float32, {1, 4, 8, 8}};
-  g.initializers["w"] = test::uniformTensor({6, 4, 3, 3}, 1, 0.3f);
-  g.initializers["b"] = test::uniformTensor({6}, 2, 0.3f);
-  for (const auto &[name, tensor] : g.initializers)
-    g.values[name] = {ir::DType::Float32, tensor.shape};
-  g.nodes = {{"conv",
-              "Conv",
-              {"x", "w", "b"},
-              {"y"},
-              {{"pads", Ints{pad, pad, pad, pad}}, {"strides", Ints{stride, stride}}}}};
-  ir::prepareForTraining(g);
-  return g;
+  return test::prepared(test::convGraph("conv.json", {{1, 4, 8, 8}, 6, stride, pad}));
 }
 
 nas::ScopRelations relationsOf(isl::ctx ctx, const ir::Kernel &kernel) {
@@ -104,12 +90,8 @@ TEST_CASE("seq3Scop equals the lowered strips composed with the Slices and the C
       CHECK(strips[i].end == c.rows[i][1]);
       CHECK(strips[i].weight == "w_strip" + std::to_string(i));
       const nas::ScopRelations expected = loweredStrip(isl.get(), split, i, c.rows[i][0]);
-      INFO("strip " << i << "\nrewritten: " << rewritten[i].domain << "\n  reads "
-                    << rewritten[i].reads << "\nexpected: " << expected.domain << "\n  reads "
-                    << expected.reads);
-      CHECK(rewritten[i].domain.is_equal(expected.domain));
-      CHECK(rewritten[i].reads.is_equal(expected.reads));
-      CHECK(rewritten[i].writes.is_equal(expected.writes));
+      INFO("strip " << i);
+      test::checkSameRelations(rewritten[i], expected);
       CHECK_NOTHROW(nas::checkInsideTensors(rewritten[i], shapes));
     }
   }

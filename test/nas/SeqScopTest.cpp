@@ -3,34 +3,17 @@
 // Concat's copy into the original output, and read its own weight initializer.
 #include "compiler/nas/SeqScop.h"
 #include "ir/passes/Passes.h"
-#include "test/support/RandomTensor.h"
+#include "test/support/ConvGraph.h"
+#include "test/support/ScopCheck.h"
 
 #include <catch2/catch.hpp>
 
 namespace {
 
 using namespace nasc;
-using Ints = std::vector<int64_t>;
 
 /// x (1, 8, 6, 6) -> conv (8 -> 12, 3x3, stride 2, pad 1, bias) -> y.
-ir::Graph conv() {
-  ir::Graph g;
-  g.source = "conv.json";
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.values["x"] = {ir::DType::Float32, {1, 8, 6, 6}};
-  g.initializers["w"] = test::uniformTensor({12, 8, 3, 3}, 1, 0.3f);
-  g.initializers["b"] = test::uniformTensor({12}, 2, 0.3f);
-  for (const auto &[name, tensor] : g.initializers)
-    g.values[name] = {ir::DType::Float32, tensor.shape};
-  g.nodes = {{"conv",
-              "Conv",
-              {"x", "w", "b"},
-              {"y"},
-              {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}}};
-  ir::prepareForTraining(g);
-  return g;
-}
+ir::Graph conv() { return test::prepared(test::convGraph("conv.json", {{1, 8, 6, 6}, 12, 2, 1})); }
 
 /// The accesses of `scop`'s statement with an Add update (the convolution's reduction).
 nas::ScopRelations reductionOf(const ir::Kernel &kernel, const poly::Scop &scop) {
@@ -97,11 +80,8 @@ TEST_CASE("seqScop equals the lowered parts composed with the Concat", "[nas][ne
     const std::map<std::string, ir::Shape> shapes = loweredShapes(dense, c.step);
     REQUIRE(rewritten.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) {
-      INFO("part " << i << "\nrewritten reads: " << rewritten[i].reads
-                   << "\nexpected reads: " << expected[i].reads);
-      CHECK(rewritten[i].domain.is_equal(expected[i].domain));
-      CHECK(rewritten[i].reads.is_equal(expected[i].reads));
-      CHECK(rewritten[i].writes.is_equal(expected[i].writes));
+      INFO("part " << i);
+      test::checkSameRelations(rewritten[i], expected[i]);
       CHECK_NOTHROW(nas::checkInsideTensors(rewritten[i], shapes));
     }
     const std::vector<nas::SeqPart> found = nas::seqParts(conv(), c.step);

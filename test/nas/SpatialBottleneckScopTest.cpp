@@ -5,61 +5,34 @@
 #include "compiler/nas/SpatialBottleneckScop.h"
 #include "compiler/nas/NeuralStep.h"
 #include "ir/passes/Passes.h"
-#include "test/support/RandomTensor.h"
+#include "test/support/ConvGraph.h"
+#include "test/support/ScopCheck.h"
 
 #include <catch2/catch.hpp>
 
 namespace {
 
 using namespace nasc;
-using Ints = std::vector<int64_t>;
 
 /// x (1, 4, 8, 8) -> conv (4 -> 6, 3x3, pads 1, `stride`, bias) -> `tail` -> y, `tail` being
 /// "bn_relu" (BatchNormalization then Relu, which lowering folds and fuses into the conv's
 /// kernel) or "relu_bn" (the Relu fused, the BatchNormalization after it a kernel of its own, so
 /// the conv's kernel writes the Relu's output and the Resize reads the BatchNormalization's).
 ir::Graph convNet(int64_t stride, const std::string &tail) {
-  ir::Graph g;
-  g.source = "spatial.json";
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.values["x"] = {ir::DType::Float32, {1, 4, 8, 8}};
-  g.initializers["w"] = test::uniformTensor({6, 4, 3, 3}, 1, 0.3f);
-  g.initializers["b"] = test::uniformTensor({6}, 2, 0.3f);
-  g.nodes = {{"conv",
-              "Conv",
-              {"x", "w", "b"},
-              {"c"},
-              {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{stride, stride}}}}};
-  g.initializers["s"] = test::uniformTensor({6}, 3, 0.5f);
-  g.initializers["beta"] = test::uniformTensor({6}, 4, 0.5f);
-  g.initializers["m"] = test::uniformTensor({6}, 5, 0.5f);
-  g.initializers["v"] = ir::Tensor::zeros({6}, 2.0f);
+  ir::Graph g = test::convGraph("spatial.json", {{1, 4, 8, 8}, 6, stride, 1}, "c");
   if (tail == "bn_relu") {
-    g.nodes.push_back({"bn", "BatchNormalization", {"c", "s", "beta", "m", "v"}, {"n"}, {}});
+    test::addBatchNorm(g, "c", "n", 6);
     g.nodes.push_back({"relu", "Relu", {"n"}, {"y"}, {}});
   } else {
     g.nodes.push_back({"relu", "Relu", {"c"}, {"r"}, {}});
-    g.nodes.push_back({"bn", "BatchNormalization", {"r", "s", "beta", "m", "v"}, {"y"}, {}});
+    test::addBatchNorm(g, "r", "y", 6);
   }
-  for (const auto &[name, tensor] : g.initializers)
-    g.values[name] = {ir::DType::Float32, tensor.shape};
-  ir::prepareForTraining(g);
-  return g;
+  return test::prepared(std::move(g));
 }
 
 nas::ScopRelations reductionOf(isl::ctx ctx, const ir::Kernel &kernel) {
   return nas::statementOnly(nas::relationsOf(poly::buildScop(ctx, kernel)),
                             nas::findReduction(kernel).statement->name);
-}
-
-void checkEqual(const nas::ScopRelations &rewritten, const nas::ScopRelations &expected) {
-  INFO("rewritten: " << rewritten.domain << "\n  reads " << rewritten.reads << "\n  writes "
-                     << rewritten.writes << "\nexpected: " << expected.domain << "\n  reads "
-                     << expected.reads << "\n  writes " << expected.writes);
-  CHECK(rewritten.domain.is_equal(expected.domain));
-  CHECK(rewritten.reads.is_equal(expected.reads));
-  CHECK(rewritten.writes.is_equal(expected.writes));
 }
 
 } // namespace
@@ -80,8 +53,8 @@ TEST_CASE("spatialBottleneckRewrite equals the lowered strided Conv and Resize",
       const ir::Program after =
           nas::lowerForInference(nas::applyNeuralStep(graph, {"conv", "spatial_bottleneck", {2}}));
       const ir::Kernel &strided = nas::kernelOf(after, "conv");
-      checkEqual(rewrites[0].before, reductionOf(isl.get(), nas::kernelOf(before, "conv")));
-      checkEqual(rewrites[0].after, reductionOf(isl.get(), strided));
+      test::checkSameRelations(rewrites[0].before, reductionOf(isl.get(), nas::kernelOf(before, "conv")));
+      test::checkSameRelations(rewrites[0].after, reductionOf(isl.get(), strided));
       const std::string written = tail == "bn_relu" ? "y_strided" : "r";
       CHECK(rewrites[0].after.writes.range().is_subset(
           isl::union_set(isl::set::universe(nas::tensorSpace(isl.get(), written, 4)))));

@@ -6,7 +6,7 @@
 #include "compiler/nas/NeuralStep.h"
 #include "ir/passes/Passes.h"
 #include "runtime/reference/Reference.h"
-#include "test/support/RandomTensor.h"
+#include "test/support/ConvGraph.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,26 +19,10 @@ using Ints = std::vector<int64_t>;
 
 /// x (2,4,8,8) -> conv (4->6, 3x3, pads 1, `stride`, bias) -> bn -> relu = y.
 ir::Graph convNet(int64_t stride) {
-  ir::Graph g;
-  g.source = "spatial.json";
-  g.inputs = {"x"};
-  g.outputs = {"y"};
-  g.values["x"] = {ir::DType::Float32, {2, 4, 8, 8}};
-  g.initializers["w"] = test::uniformTensor({6, 4, 3, 3}, 1, 0.3f);
-  g.initializers["b"] = test::uniformTensor({6}, 2, 0.3f);
-  g.initializers["s"] = test::uniformTensor({6}, 3, 0.5f);
-  g.initializers["beta"] = test::uniformTensor({6}, 4, 0.5f);
-  g.initializers["m"] = test::uniformTensor({6}, 5, 0.5f);
-  g.initializers["v"] = ir::Tensor::zeros({6}, 2.0f);
-  g.nodes = {
-      {"conv", "Conv", {"x", "w", "b"}, {"c"}, {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{stride, stride}}}},
-      {"bn", "BatchNormalization", {"c", "s", "beta", "m", "v"}, {"n"}, {}},
-      {"relu", "Relu", {"n"}, {"y"}, {}},
-  };
-  for (const auto &[name, tensor] : g.initializers)
-    g.values[name] = {ir::DType::Float32, tensor.shape};
-  ir::prepareForTraining(g);
-  return g;
+  ir::Graph g = test::convGraph("spatial.json", {{2, 4, 8, 8}, 6, stride, 1}, "c");
+  test::addBatchNorm(g, "c", "n", 6);
+  g.nodes.push_back({"relu", "Relu", {"n"}, {"y"}, {}});
+  return test::prepared(std::move(g));
 }
 
 ir::Tensor run(const ir::Graph &graph) {
