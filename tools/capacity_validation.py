@@ -26,10 +26,11 @@ seed for the data order. torch.set_num_threads(2). Run with Debian's /usr/bin/py
 Usage (from the repository root):
   tools/capacity_validation.py --train --out /tmp/capacity      # phase 1, see below for time
   tools/capacity_validation.py --evaluate --out /tmp/capacity --nasc build/tools/nasc
-Phase 1 with the defaults (28 trainings of 240 steps) took 41 min next to concurrent builds; one
-training takes 10-25 s on 2 quiet cores, so well under 15 min. Phase 2 takes about 1 min per
-variant. Options: --accuracy FILE (default test/data/capacity/validation_accuracy.json),
---evaluation FILE (default test/data/capacity/validation_evaluation.json), --seeds 0 1,
+Phase 1 with the defaults (48 trainings of 240 steps): one training takes 5-30 s on 2 idle
+cores (up to 5 min next to concurrent builds), so about 15 min on a quiet machine. Phase 2 takes
+0.5-3 min per variant. Options: --accuracy FILE (default
+test/data/capacity/validation_accuracy.json), --evaluation FILE (default
+test/data/capacity/validation_evaluation.json), --seeds 0 1 2,
 --variants NAME ..., --train-images, --epochs, --lr, --width, --blocks.
 """
 import argparse
@@ -274,7 +275,7 @@ def main():
     parser.add_argument("--evaluation", default="test/data/capacity/validation_evaluation.json")
     parser.add_argument("--nasc", default=os.environ.get("NASC", "build/tools/nasc"))
     parser.add_argument("--variants", nargs="*", help="subset of variants (default: all)")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--train-images", type=int, default=10240)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--lr", type=float, default=0.1)

@@ -12,14 +12,20 @@ and the classifier never change. Each block is described by a BlockSpec:
                 the first cout / U output channels are a dense conv, the rest a group(G) conv,
                 computed as two parallel convs whose outputs are concatenated on the channel axis;
                 ("separable",): depthwise 3x3 followed by a dense 1x1 conv (no BN in between);
-  bottleneck    B: conv1's output channels shrink from cout to cout / B, conv2's input follows.
-No spatial-bottleneck variant (strided conv then nearest upsample): its Resize/Upsample node is not
-among the ops nasc imports (ir/passes/SupportedOps.cpp).
+                ("seq3", P): nasc's seq3(P) -- the output rows split into P strips, each its own
+                conv with its own weights reading the input rows it needs (StripConv);
+  bottleneck    B: conv1's output channels shrink from cout to cout / B, conv2's input follows;
+  spatial       S: nasc's spatial_bottleneck(S) of conv1 -- its stride times S, then nearest
+                upsampling by S after bn1 and ReLU. S must divide conv1's output extents: 16, 8
+                and 4 rows and columns in the three stages, so S = 2 applies to every stage.
+Exported as ONNX opset 13, spatial_bottleneck's upsampling is a Resize (nearest, asymmetric, floor)
+and a seq3 strip is a Slice of the input rows, then a Conv with the rows' zero padding in its pads.
 """
 import math
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 DENSE = ("dense",)
 
@@ -27,8 +33,8 @@ DENSE = ("dense",)
 class BlockSpec:
     """The neural transformation applied to one basic block (see the module docstring)."""
 
-    def __init__(self, conv1=DENSE, conv2=DENSE, bottleneck=1):
-        self.conv1, self.conv2, self.bottleneck = conv1, conv2, bottleneck
+    def __init__(self, conv1=DENSE, conv2=DENSE, bottleneck=1, spatial=1):
+        self.conv1, self.conv2, self.bottleneck, self.spatial = conv1, conv2, bottleneck, spatial
 
 
 class Seq2Conv(nn.Module):
@@ -42,6 +48,49 @@ class Seq2Conv(nn.Module):
 
     def forward(self, x):
         return torch.cat([self.dense(x), self.grouped(x)], dim=1)
+
+
+class _RowPaddedConv(torch.autograd.Function):
+    """conv2d(x zero-padded by `top` / `bottom` rows, 3x3 `weight`, `stride`, column padding 1),
+    exported as one ONNX Conv with pads [top, 1, bottom, 1]: nasc imports no Pad op."""
+
+    @staticmethod
+    def forward(ctx, x, weight, stride, top, bottom):
+        return F.conv2d(F.pad(x, (0, 0, top, bottom)), weight, stride=stride, padding=(0, 1))
+
+    @staticmethod
+    def symbolic(g, x, weight, stride, top, bottom):
+        return g.op("Conv", x, weight, kernel_shape_i=[3, 3], strides_i=[stride, stride],
+                    pads_i=[top, 1, bottom, 1], dilations_i=[1, 1], group_i=1)
+
+
+class StripConv(nn.Module):
+    """seq3(P) of a 3x3, padding-1 conv of stride s (the shape of nasc's seq3, as StripConv in
+    tools/mutate_check.py with a stride): output rows [a, b) of strip i = [i, i + 1) * OH / P are
+    computed by the strip's own conv from rows [a*s, (b-1)*s + 3) of the input zero-padded by one
+    row on top and bottom. Those rows are sliced from the unpadded input (clipped to it) and the
+    clipped part becomes the strip conv's row padding. OH must be a multiple of P."""
+
+    def __init__(self, cin, cout, stride, strips):
+        super().__init__()
+        self.stride = stride
+        self.strips = nn.ModuleList(nn.Conv2d(cin, cout, 3, stride, (0, 1), bias=False)
+                                    for _ in range(strips))
+
+    def forward(self, x):
+        height = int(x.shape[2])
+        out_rows = (height - 1) // self.stride + 1
+        assert out_rows % len(self.strips) == 0, f"{len(self.strips)} strips, {out_rows} rows"
+        rows, outputs = out_rows // len(self.strips), []
+        for i, strip in enumerate(self.strips):
+            first, end = i * rows * self.stride - 1, ((i + 1) * rows - 1) * self.stride + 2
+            lo, hi = max(0, first), min(height, end)
+            if torch.onnx.is_in_onnx_export():
+                outputs.append(_RowPaddedConv.apply(x[:, :, lo:hi], strip.weight, self.stride,
+                                                    lo - first, end - hi))
+            else:
+                outputs.append(strip(F.pad(x[:, :, lo:hi], (0, 0, lo - first, end - hi))))
+        return torch.cat(outputs, 2)
 
 
 def make_conv(kind, cin, cout, stride):
@@ -59,17 +108,24 @@ def make_conv(kind, cin, cout, stride):
     if name == "separable":
         return nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
                              nn.Conv2d(cin, cout, 1, 1, 0, bias=False))
+    if name == "seq3":
+        return StripConv(cin, cout, stride, kind[1])
     raise ValueError(f"unknown conv kind {kind}")
 
 
 class BasicBlock(nn.Module):
-    """ResNet basic block (He et al. 2016) whose two 3x3 convs are transformed by `spec`."""
+    """ResNet basic block (He et al. 2016) whose two 3x3 convs are transformed by `spec`; `size`
+    is the side of its (square) input."""
 
-    def __init__(self, cin, cout, stride, spec):
+    def __init__(self, cin, cout, stride, spec, size):
         super().__init__()
         mid = cout // spec.bottleneck
-        self.conv1 = make_conv(spec.conv1, cin, mid, stride)
+        out_size = (size - 1) // stride + 1
+        assert out_size % spec.spatial == 0, f"spatial {spec.spatial} vs {out_size} output rows"
+        self.conv1 = make_conv(spec.conv1, cin, mid, stride * spec.spatial)
         self.bn1 = nn.BatchNorm2d(mid)
+        self.expand = (nn.Upsample(scale_factor=spec.spatial, mode="nearest") if spec.spatial > 1
+                       else nn.Identity())
         self.conv2 = make_conv(spec.conv2, mid, cout, 1)
         self.bn2 = nn.BatchNorm2d(cout)
         self.shortcut = nn.Sequential()
@@ -78,7 +134,7 @@ class BasicBlock(nn.Module):
                                           nn.BatchNorm2d(cout))
 
     def forward(self, x):
-        out = torch.relu(self.bn1(self.conv1(x)))
+        out = self.expand(torch.relu(self.bn1(self.conv1(x))))
         out = self.bn2(self.conv2(out))
         return torch.relu(out + self.shortcut(x))
 
@@ -92,13 +148,13 @@ class SmallResNet(nn.Module):
         assert len(specs) == 3 * blocks
         self.stem = nn.Sequential(nn.Conv2d(1, width, 3, 2, 1, bias=False), nn.BatchNorm2d(width),
                                   nn.ReLU())
-        layers, cin = [], width
+        layers, cin, size = [], width, 16
         for stage in range(3):
             cout = width << stage
             for b in range(blocks):
                 stride = 2 if stage > 0 and b == 0 else 1
-                layers.append(BasicBlock(cin, cout, stride, specs[stage * blocks + b]))
-                cin = cout
+                layers.append(BasicBlock(cin, cout, stride, specs[stage * blocks + b], size))
+                cin, size = cout, (size - 1) // stride + 1
         self.layers = nn.Sequential(*layers)
         self.fc = nn.Linear(cin, classes)
 
@@ -134,6 +190,8 @@ def variant_specs(blocks):
         "seq2_quarter_group4": both(("seq2", 4, 4)),
         "seq2_half_group8": both(("seq2", 2, 8)),
         "separable": both(("separable",)),
+        "spatial2": every(spatial=2),
+        "seq3_2": every(conv1=("seq3", 2)),
     }
 
 
