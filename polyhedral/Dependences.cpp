@@ -68,29 +68,6 @@ isl::union_map mayDependence(const isl::union_access_info &info) {
   return info.compute_flow().get_may_dependence();
 }
 
-isl::union_map fromUnionPwAff(const isl::union_pw_aff &upa) {
-  return isl::manage(isl_union_map_from_union_pw_aff(upa.copy()));
-}
-
-isl::union_set nodeDomain(const isl::schedule_node &node) {
-  return isl::manage(isl_schedule_node_get_domain(node.get()));
-}
-
-isl::union_map flatRangeProduct(const isl::union_map &a, const isl::union_map &b) {
-  return isl::manage(isl_union_map_flat_range_product(a.copy(), b.copy()));
-}
-
-/// Pairs of instances of `schedule`'s domain with equal schedule values.
-isl::union_map sameValue(const isl::union_map &schedule) {
-  return schedule.apply_range(schedule.reverse());
-}
-
-/// Dependences into (out of) any instance of a reduction group extended to all its instances,
-/// so that reordering the group's instances among themselves keeps them.
-isl::union_map extendToReductionGroups(const isl::union_map &deps, const isl::union_map &groups) {
-  return deps.unite(deps.apply_range(groups)).unite(groups.apply_range(deps));
-}
-
 } // namespace
 
 Dependences computeDependences(const Scop &scop, const ir::Kernel &kernel) {
@@ -105,31 +82,6 @@ Dependences computeDependences(const Scop &scop, const ir::Kernel &kernel) {
   deps.reductions = all.intersect(deps.groups);
   deps.others = all.subtract(deps.reductions);
   return deps;
-}
-
-bool isParallel(const Scop &, const Dependences &deps, const isl::schedule_node &band,
-                int member) {
-  if (isl_schedule_node_get_type(band.get()) != isl_schedule_node_band)
-    throw Error("isParallel: the schedule node is not a band");
-  auto node = band.as<isl::schedule_node_band>();
-  if (member < 0 || static_cast<unsigned>(member) >= node.n_member())
-    throw Error("isParallel: band member " + std::to_string(member) + " out of range [0, " +
-                std::to_string(node.n_member()) + ")");
-  isl::union_set domain = nodeDomain(band);
-  isl::multi_union_pw_aff partial = node.partial_schedule();
-  isl::union_map outer = band.prefix_schedule_union_map();
-  for (int d = 0; d < member; ++d)
-    outer = flatRangeProduct(outer, fromUnionPwAff(partial.at(d)).intersect_domain(domain));
-  isl::union_map at = fromUnionPwAff(partial.at(member)).intersect_domain(domain);
-  isl::union_map inside = deps.all().intersect_domain(domain).intersect_range(domain);
-  return inside.intersect(sameValue(outer)).is_subset(sameValue(at));
-}
-
-bool isValidSchedule(const Scop &, const Dependences &deps, const isl::schedule &schedule) {
-  isl::union_map map = schedule.get_map();
-  isl::union_map notAfter =
-      isl::manage(isl_union_map_lex_ge_union_map(map.copy(), map.copy()));
-  return extendToReductionGroups(deps.others, deps.groups).intersect(notAfter).is_empty();
 }
 
 } // namespace nasc::poly

@@ -1,5 +1,5 @@
-// Data dependences of a Scop (flow, anti, output; reductions kept apart) and the legality
-// questions asked of them: is a band member parallel, is a new schedule valid.
+// Data dependences of a Scop (flow, anti, output; reductions kept apart). The legality
+// questions asked of them are in polyhedral/Legality.h.
 #pragma once
 
 #include "ir/Kernel.h"
@@ -25,8 +25,9 @@ namespace nasc::poly {
 /// - `others`: (flow ∪ anti ∪ output) minus `reductions`.
 /// - `groups`: { S[x] -> S[y] } for each reduction statement S, x and y in its domain agreeing
 ///   on every non-reduction dimension: the instances that one reduction combines.
-/// These transitively reduced sets suffice for legality: a chain of dependences each kept
-/// (or each not carried at a loop) keeps (does not carry) their composition.
+/// The transitively reduced `others` suffice for legality once `groups` stands in for
+/// `reductions` (polyhedral/Legality.h): reduction instances may be reordered, so a chain
+/// through a reduction proves nothing about its ends, while a group relates them directly.
 struct Dependences {
   isl::union_map flow;
   isl::union_map anti;
@@ -42,22 +43,5 @@ struct Dependences {
 /// Computes the dependences of `scop`, built by buildScop from `kernel` (whose Statement
 /// update and reduction flags identify the reduction statements).
 Dependences computeDependences(const Scop &scop, const ir::Kernel &kernel);
-
-/// Whether band member `member` of `band` (a band node of a schedule tree over `scop`'s
-/// domain) carries no dependence, as Polly's Dependences::isParallel: every dependence between
-/// instances below `band` whose schedule values are equal on the outer prefix schedule and on
-/// the band members before `member` also has equal values at `member`. Reduction dependences
-/// count (running a reduction loop in parallel would need privatisation).
-/// Throws nasc::Error if `band` is not a band node or `member` is out of range.
-bool isParallel(const Scop &scop, const Dependences &deps, const isl::schedule_node &band,
-                int member);
-
-/// Whether `schedule` (over `scop`'s domain) keeps every dependence, as Polly's
-/// Dependences::isValidSchedule: for each dependence source -> sink, the sink's schedule
-/// value is lexicographically greater than the source's. Reduction dependences may be
-/// reordered; in exchange every other dependence into (out of) an instance of a reduction
-/// group must hold for all instances of that group (the whole reduction runs after its
-/// initialisation and before its consumers).
-bool isValidSchedule(const Scop &scop, const Dependences &deps, const isl::schedule &schedule);
 
 } // namespace nasc::poly

@@ -1,5 +1,7 @@
 #include "polyhedral/ParallelLoops.h"
 
+#include "polyhedral/Legality.h"
+
 #include <algorithm>
 
 namespace nasc::poly {

@@ -123,7 +123,7 @@ isl::schedule rest(isl::schedule_node_band band, int depth) {
 /// Whether no member of `band` runs a dependence backwards (isl's permutable flag).
 bool isPermutable(const isl::schedule_node_band &band, const poly::Dependences &deps) {
   for (int i = 0; i < static_cast<int>(band.n_member()); ++i)
-    if (!reversedAtMember(deps, band, i).is_empty())
+    if (!poly::reversedAtMember(deps, band, i).is_empty())
       return false;
   return true;
 }
@@ -174,7 +174,7 @@ isl::schedule fuse(const poly::Scop &scop, const poly::Dependences &deps,
   isl::schedule schedule = regrouped(children, first, last, fusedChild(bands, depth, deps));
   if (!poly::isValidSchedule(scop, deps, schedule))
     throw IllegalTransformation(request + " would break the dependence " +
-                                islText(brokenDependences(deps, schedule)));
+                                islText(poly::brokenDependences(deps, schedule)));
   return schedule;
 }
 

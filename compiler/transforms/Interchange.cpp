@@ -58,7 +58,7 @@ isl::schedule interchange(const poly::Scop &scop, const poly::Dependences &deps,
   if (!poly::isValidSchedule(scop, deps, schedule))
     throw IllegalTransformation("interchange of statement '" + statement + "' to order " +
                                 orderText(order) + " would break the dependence " +
-                                islText(brokenDependences(deps, schedule)));
+                                islText(poly::brokenDependences(deps, schedule)));
   return schedule;
 }
 

@@ -46,7 +46,7 @@ isl::multi_union_pw_aff stripMine(const isl::multi_union_pw_aff &partial, int me
 /// Whether no member of `band` runs a dependence backwards (isl's permutable flag).
 bool isPermutable(const isl::schedule_node_band &band, const poly::Dependences &deps) {
   for (int i = 0; i < static_cast<int>(band.n_member()); ++i)
-    if (!reversedAtMember(deps, band, i).is_empty())
+    if (!poly::reversedAtMember(deps, band, i).is_empty())
       return false;
   return true;
 }
@@ -95,7 +95,7 @@ isl::schedule split(const poly::Scop &scop, const poly::Dependences &deps,
   isl::schedule schedule = replaceBand(node, deps, member, factor);
   if (!poly::isValidSchedule(scop, deps, schedule))
     throw IllegalTransformation(request + " would break the dependence " +
-                                islText(brokenDependences(deps, schedule)));
+                                islText(poly::brokenDependences(deps, schedule)));
   return schedule;
 }
 

@@ -45,7 +45,7 @@ std::string sizesText(const std::vector<int> &sizes) {
 void checkPermutable(const isl::schedule_node_band &band, const poly::Dependences &deps,
                      int members, const std::string &request) {
   for (int i = 0; i < members; ++i) {
-    isl::union_map reversed = reversedAtMember(deps, band, i);
+    isl::union_map reversed = poly::reversedAtMember(deps, band, i);
     if (!reversed.is_empty())
       throw IllegalTransformation(request + " needs band members 0 .. " +
                                   std::to_string(members - 1) + " permutable, but member " +
@@ -88,7 +88,7 @@ isl::schedule tile(const poly::Scop &scop, const poly::Dependences &deps,
   isl::schedule schedule = tileLeadingMembers(node, sizes);
   if (!poly::isValidSchedule(scop, deps, schedule))
     throw IllegalTransformation(request + " would break the dependence " +
-                                islText(brokenDependences(deps, schedule)));
+                                islText(poly::brokenDependences(deps, schedule)));
   return schedule;
 }
 

@@ -9,6 +9,7 @@
 #include "compiler/transforms/ScheduleTreeCopy.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
+#include "polyhedral/Legality.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"
 

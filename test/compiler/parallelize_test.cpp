@@ -7,6 +7,7 @@
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Split.h"
+#include "polyhedral/Legality.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"
 

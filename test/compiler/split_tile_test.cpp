@@ -4,6 +4,7 @@
 // two-level tiled, strip-mined convolution that equals the Eigen reference executor.
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
+#include "polyhedral/Legality.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"
 

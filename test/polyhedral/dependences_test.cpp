@@ -1,7 +1,7 @@
 // Golden tests: dependences of small kernels (matmul with init + accumulate, a time-iterated
 // 1-d stencil), which loops they allow to run in parallel, and which schedules they allow.
 #include "ir/Error.h"
-#include "polyhedral/Dependences.h"
+#include "polyhedral/Legality.h"
 #include "polyhedral/ParallelLoops.h"
 #include "test/support/Kernels.h"
 
@@ -41,6 +41,23 @@ isl::schedule_node statementBand(const isl::schedule &schedule, int index) {
   if (isl_schedule_node_get_type(node.get()) == isl_schedule_node_sequence)
     node = node.child(index).child(0);
   return node;
+}
+
+/// O[i] += A[i, r, s] for 0 <= i < 2, 0 <= r < 3, 0 <= s < 2: one reduction over (r, s) per i.
+ir::Kernel sumOverTwoDims() {
+  ir::Kernel kernel;
+  kernel.name = "sum2";
+  kernel.tensors = {{"A", {2, 3, 2}}, {"O", {2}}};
+  ir::Statement st;
+  st.name = "S";
+  st.iterators = {"i", "r", "s"};
+  st.extents = {2, 3, 2};
+  st.reduction = {false, true, true};
+  st.update = ir::Update::Add;
+  st.write = {1, {it(3, 0)}};
+  st.value = ir::Expr::load({0, {it(3, 0), it(3, 1), it(3, 2)}});
+  kernel.statements = {st};
+  return kernel;
 }
 
 } // namespace
@@ -92,6 +109,29 @@ TEST_CASE("1-d stencil: flow dependences (1, 0) and (1, -1); t carries them, i i
   isl::schedule_node band = statementBand(scop.schedule, 0);
   CHECK_FALSE(poly::isParallel(scop, deps, band, 0));
   CHECK(poly::isParallel(scop, deps, band, 1));
+}
+
+TEST_CASE("a reduction loop is not parallel below another reduction loop of the same sum",
+          "[dependences][parallel][regression]") {
+  // Under the order (s, r, i) no direct reduction dependence has equal s and different r (they
+  // link (r, s) -> (r, s + 1) and (r, 1) -> (r + 1, 0)), yet iterations r = 0 and r = 1 add into
+  // the same O[i]: the race behind issue #11's trace 187 (a grouped conv's c' loop run in
+  // parallel under its s loop). The reduction's groups must count, not its chain.
+  poly::IslContext ctx;
+  ir::Kernel kernel = sumOverTwoDims();
+  poly::Scop scop = poly::buildScop(ctx.get(), kernel);
+  poly::Dependences deps = poly::computeDependences(scop, kernel);
+  isl::schedule schedule(ctx.get(),
+                         "{ domain: \"{ S[i, r, s] : 0 <= i < 2 and 0 <= r < 3 and 0 <= s < 2 }\", "
+                         "child: { schedule: \"[{ S[i, r, s] -> [(s)] }, { S[i, r, s] -> [(r)] }, "
+                         "{ S[i, r, s] -> [(i)] }]\" } }");
+  isl::schedule_node band = schedule.root().child(0);
+  CHECK(same(poly::carriedAtMember(deps, band, 1),
+             "{ S[i, r, s] -> S[i, r', s] : 0 <= i < 2 and 0 <= r < 3 and 0 <= r' < 3 and "
+             "r' != r and 0 <= s < 2 }"));
+  CHECK_FALSE(poly::isParallel(scop, deps, band, 0));
+  CHECK_FALSE(poly::isParallel(scop, deps, band, 1));
+  CHECK(poly::isParallel(scop, deps, band, 2));
 }
 
 TEST_CASE("isParallel rejects a node that is not a band and a member out of range",
