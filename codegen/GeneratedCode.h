@@ -2,6 +2,8 @@
 // inspect, write an object file, or hand the module to the JIT.
 #pragma once
 
+#include "codegen/TargetDescription.h"
+#include "ir/PassTimes.h"
 #include "ir/Program.h"
 
 #include <isl/cpp.h>
@@ -21,14 +23,18 @@ namespace nasc::codegen {
 /// and target machine.
 class GeneratedCode {
 public:
-  /// Emits `program` with `asts` (one per call) for `triple` ("native" = host CPU), with the
-  /// per-kernel profiling hook if `profile` (see emitProgram), and runs the O3 pipeline.
+  /// Emits `program` with `asts` (one per call) for `target`, with the per-kernel profiling
+  /// hook if `profile` (see emitProgram), and runs the O3 pipeline.
   /// Throws nasc::Error as emitProgram / createTargetMachine do.
   GeneratedCode(const ir::Program &program, const std::vector<isl::ast_node> &asts,
-                const std::string &symbolPrefix, const std::string &triple, bool profile = false);
+                const std::string &symbolPrefix, const Target &target, bool profile = false);
   ~GeneratedCode();
   GeneratedCode(GeneratedCode &&) noexcept;
 
+  /// The target the code was generated for.
+  const Target &target() const;
+  /// Wall-clock time of its phases so far: LLVM IR emission, LLVM O3, object file.
+  const ir::PassTimes &times() const;
   /// Optimized LLVM IR text.
   std::string llvmIr() const;
   /// Assembly for the target.

@@ -2,7 +2,6 @@
 
 #include "ir/Error.h"
 
-#include <llvm/ADT/StringMap.h>
 #include <llvm/IR/DiagnosticHandler.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -14,8 +13,6 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/TargetParser/Host.h>
-#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <mutex>
@@ -31,39 +28,6 @@ void initializeLlvm() {
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
   });
-}
-
-namespace {
-
-/// "+avx2,+fma,-avx512f,..." from the host's detected feature map.
-std::string hostFeatureString() {
-  std::string features;
-  for (const auto &entry : llvm::sys::getHostCPUFeatures()) {
-    if (!features.empty())
-      features += ",";
-    features += (entry.getValue() ? "+" : "-") + entry.getKey().str();
-  }
-  return features;
-}
-
-/// Baseline "+feature" list of a cross target (NEON on AArch64, none elsewhere).
-std::string crossFeatureString(const llvm::Triple &triple) {
-  return triple.isAArch64() ? "+neon" : "";
-}
-
-} // namespace
-
-VectorUnit vectorUnit(const std::string &triple) {
-  if (triple != "native")
-    return llvm::Triple(triple).isAArch64() ? VectorUnit{4, 32} : VectorUnit{4, 16};
-  const llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](const char *name) { return features.lookup(name); };
-  if (has("avx512f"))
-    return {16, 32};
-  if (has("avx"))
-    return {8, 16};
-  return llvm::Triple(llvm::sys::getProcessTriple()).isAArch64() ? VectorUnit{4, 32}
-                                                                 : VectorUnit{4, 16};
 }
 
 namespace {
@@ -126,33 +90,30 @@ void runO3Pipeline(llvm::Module &module, llvm::TargetMachine &tm) {
 
 } // namespace
 
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const std::string &triple) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target) {
   initializeLlvm();
-  bool native = triple == "native";
-  llvm::Triple target(native ? llvm::sys::getProcessTriple() : llvm::Triple::normalize(triple));
   std::string lookupError;
-  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(target.str(), lookupError);
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(target.triple, lookupError);
   if (!t)
-    throw Error("codegen: unknown target triple '" + triple + "': " + lookupError);
-  std::string cpu = native ? llvm::sys::getHostCPUName().str() : "generic";
-  std::string features = native ? hostFeatureString() : crossFeatureString(target);
+    throw Error("codegen: unknown target triple '" + target.triple + "': " + lookupError);
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(
-      t->createTargetMachine(target.str(), cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
-                             llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
+      target.triple, target.cpu, target.llvmFeatures, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
-    throw Error("codegen: LLVM could not create a target machine for '" + triple + "'");
+    throw Error("codegen: LLVM could not create a target machine for '" + target.triple + "'");
   return tm;
 }
 
-void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm) {
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, const Target &target) {
   module.setTargetTriple(tm.getTargetTriple().str());
   module.setDataLayout(tm.createDataLayout());
   for (llvm::Function &f : module) {
     if (f.isDeclaration())
       continue;
-    f.addFnAttr("target-cpu", tm.getTargetCPU());
-    f.addFnAttr("target-features", tm.getTargetFeatureString());
+    f.addFnAttr("target-cpu", target.cpu);
+    f.addFnAttr("target-features", target.llvmFeatures);
+    f.addFnAttr("prefer-vector-width", std::to_string(target.vector.bits()));
   }
   std::string verifyMessage;
   llvm::raw_string_ostream verifyStream(verifyMessage);

@@ -53,8 +53,9 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
                                   const codegen::VectorUnit &unit) {
   PolyhedralModel model;
   model.isl = std::make_unique<poly::IslContext>();
-  nas::applyNeuralSteps(graph, schedule);
-  model.program = ir::lowerGraph(graph);
+  ir::PassTimes &times = model.times;
+  times.time("neural steps", [&] { nas::applyNeuralSteps(graph, schedule); });
+  model.program = times.time("lowering to kernels", [&] { return ir::lowerGraph(graph); });
   model.graph = std::move(graph);
   model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
   std::vector<int> entries = matchSchedule(model.program, schedule, model.schedule.kernels);
@@ -64,25 +65,33 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
     traces.push_back(entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
                                      : KernelSchedule{kernelNode(model.program.calls[c]), {}});
     byDefault.push_back(entries[c] < 0 || nas::onlyNeuralSteps(traces.back()));
-    if (byDefault.back()) {
-      std::vector<ScheduleStep> layout = applyDefaultLayout(model.program, c, unit);
-      traces.back().steps.insert(traces.back().steps.end(), layout.begin(), layout.end());
-    } else {
-      applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
-    }
+    times.time("layout steps", [&] {
+      if (byDefault.back()) {
+        std::vector<ScheduleStep> layout = applyDefaultLayout(model.program, c, unit);
+        traces.back().steps.insert(traces.back().steps.end(), layout.begin(), layout.end());
+      } else {
+        applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
+      }
+    });
   }
-  forwardBlockedLayouts(model.program);
+  times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
     KernelSchedule &trace = traces[c];
     const ir::KernelCall &call = model.program.calls[c];
-    poly::Scop scop = poly::buildScop(model.isl->get(), call.kernel);
-    model.dependences.push_back(poly::computeDependences(scop, call.kernel));
+    poly::Scop scop =
+        times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
+    model.dependences.push_back(
+        times.time("dependences", [&] { return poly::computeDependences(scop, call.kernel); }));
     if (byDefault[c]) {
-      KernelSchedule rest = defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
+      KernelSchedule rest = times.time("default trace", [&] {
+        return defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
+      });
       trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
     }
-    scop.schedule = applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
-    model.asts.push_back(poly::generateAst(scop));
+    scop.schedule = times.time("schedule trace", [&] {
+      return applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
+    });
+    model.asts.push_back(times.time("isl AST", [&] { return poly::generateAst(scop); }));
     model.scops.push_back(std::move(scop));
     model.schedule.kernels.push_back(std::move(trace));
   }

@@ -6,6 +6,7 @@
 #include "codegen/Target.h"
 #include "compiler/transforms/ScheduleTrace.h"
 #include "ir/Graph.h"
+#include "ir/PassTimes.h"
 #include "ir/Program.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
@@ -18,8 +19,9 @@ namespace nasc::compiler {
 
 /// Options of a compilation.
 struct CompileOptions {
-  /// "native" (host CPU, features detected at run time) or an LLVM target triple.
-  std::string target = "native";
+  /// What to generate code for (codegen::resolveTarget: the triple and CPU of --target /
+  /// --cpu); by default this machine's triple and codegen::defaultCpu().
+  codegen::Target target = codegen::resolveTarget();
   /// Prefix of the generated symbols (`<prefix>run`, `<prefix>workspace_bytes`).
   std::string symbolPrefix = "nasc_generated_";
   /// Threads of the parallel loops: the JIT's initial count (CompiledModel::compile) and a
@@ -43,6 +45,9 @@ struct PolyhedralModel {
   std::vector<poly::Dependences> dependences;
   std::vector<isl::ast_node> asts;
   ModelSchedule schedule;
+  /// Wall-clock time of each lowering phase (neural steps, lowering to kernels, layout steps,
+  /// Scops, dependences, default trace, schedule trace, isl AST).
+  ir::PassTimes times;
 };
 
 /// Lowers an inference-ready graph (ir::loadModel) to Kernels, builds each Kernel's Scop,
@@ -51,13 +56,13 @@ struct PolyhedralModel {
 /// node it implements, or its kernel name) is scheduled by that trace (applyLayoutSteps, then
 /// applyTrace); a trace of neural steps only is followed by the default trace; every other
 /// kernel gets compiler::applyDefaultLayout and compiler::defaultTrace
-/// for the vector unit `unit` (the target's: codegen::vectorUnit(CompileOptions::target)).
+/// for the vector unit `unit` (the target's: CompileOptions::target.vector).
 /// Between the layout steps of all kernels and their Scops, forwardBlockedLayouts keeps
 /// activations blocked between kernels that can read them so.
 /// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
 /// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},
-                                  const codegen::VectorUnit &unit = codegen::vectorUnit());
+                                  const codegen::VectorUnit &unit = codegen::resolveTarget().vector);
 
 /// Emits and optimizes the code of a lowered model.
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options);

@@ -62,21 +62,26 @@ struct TempDir {
 
 } // namespace
 
-void emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
-                       const std::string &soPath, const std::string &headerPath) {
+ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
+                                const std::string &soPath, const std::string &headerPath) {
   TempDir tmp;
   fs::path object = tmp.path / "model.o";
   fs::path abi = tmp.path / "abi.c";
   fs::path exports = tmp.path / "exports.map";
-  generateCode(model, options).writeObject(object.string());
-  writeText(abi, libraryAbiSource(model.program, options.symbolPrefix, options.threads));
+  codegen::GeneratedCode code = generateCode(model, options);
+  code.writeObject(object.string());
+  ir::PassTimes times = code.times();
+  writeText(abi, libraryAbiSource(model.program, options.symbolPrefix, options.target, options.threads));
   writeText(exports, "{ global: nasc_model_*; local: *; };\n");
   const char *cc = std::getenv("CC");
-  runCommand({cc && *cc ? cc : "cc", "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o",
-              soPath, abi.string(), object.string(), "-Wl,--version-script=" + exports.string(),
-              "-lm"});
+  times.time("link", [&] {
+    runCommand({cc && *cc ? cc : "cc", "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o",
+                soPath, abi.string(), object.string(),
+                "-Wl,--version-script=" + exports.string(), "-lm"});
+  });
   if (!headerPath.empty())
-    writeText(headerPath, libraryAbiHeader(model.program));
+    writeText(headerPath, libraryAbiHeader(model.program, options.target));
+  return times;
 }
 
 } // namespace nasc::compiler

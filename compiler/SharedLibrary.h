@@ -11,9 +11,10 @@ namespace nasc::compiler {
 /// if `headerPath` is not empty, writes its C header there. The generated object is linked
 /// with the ABI's C source by the system C compiler (`$CC`, default `cc`, with -fopenmp: the
 /// library needs libgomp); only the `nasc_model_*` symbols are exported. The library's default
-/// thread count is `options.threads`. Throws nasc::Error naming the failing step (object
+/// thread count is `options.threads`. Returns the wall-clock time of its phases (LLVM IR
+/// emission, LLVM O3, object file, link). Throws nasc::Error naming the failing step (object
 /// emission, the compiler command and its exit status, or an unwritable path).
-void emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
+ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
                        const std::string &soPath, const std::string &headerPath);
 
 } // namespace nasc::compiler

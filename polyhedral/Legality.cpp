@@ -13,12 +13,30 @@ isl::union_map orderedDependences(const Dependences &deps) {
       .unite(deps.groups.apply_range(deps.others));
 }
 
-/// { x -> y : f(x) = f(y) } for a schedule map `f`.
-isl::union_map sameValue(const isl::union_map &f) { return f.apply_range(f.reverse()); }
+/// The pairs of `relation` on which `f` is equal; `f` zero-dimensional keeps every pair.
+/// (isl compares f on both ends of each pair; no relation between all instances is built.)
+isl::union_map equalAt(const isl::union_map &relation, const isl::multi_union_pw_aff &f) {
+  if (f.size() == 0)
+    return relation;
+  return isl::manage(isl_union_map_eq_at_multi_union_pw_aff(relation.copy(), f.copy()));
+}
 
-isl::union_map memberMap(const isl::schedule_node_band &band, int member) {
-  isl::union_pw_aff value = band.partial_schedule().at(member);
-  return isl::manage(isl_union_map_from_union_pw_aff(value.release()));
+isl::union_map greaterOrEqualAt(const isl::union_map &relation, const isl::multi_union_pw_aff &f) {
+  return isl::manage(isl_union_map_lex_ge_at_multi_union_pw_aff(relation.copy(), f.copy()));
+}
+
+isl::union_map greaterAt(const isl::union_map &relation, const isl::multi_union_pw_aff &f) {
+  return isl::manage(isl_union_map_lex_gt_at_multi_union_pw_aff(relation.copy(), f.copy()));
+}
+
+/// The flat schedule of `schedule` as one function of every statement (isl pads the ranges of
+/// schedule.get_map() to one dimension).
+isl::multi_union_pw_aff flatSchedule(const isl::schedule &schedule) {
+  return isl::manage(isl_multi_union_pw_aff_from_union_map(schedule.get_map().release()));
+}
+
+isl::multi_union_pw_aff memberFunction(const isl::schedule_node_band &band, int member) {
+  return isl::multi_union_pw_aff(band.partial_schedule().at(member));
 }
 
 isl::union_set nodeDomain(const isl::schedule_node &node) {
@@ -39,16 +57,14 @@ isl::schedule_node_band checkedBand(const isl::schedule_node &node, int member) 
 /// `relation` restricted to pairs inside `band`'s domain with equal prefix schedule values.
 isl::union_map insideBand(const isl::union_map &relation, const isl::schedule_node_band &band) {
   isl::union_set domain = nodeDomain(band);
-  return relation.intersect_domain(domain).intersect_range(domain).intersect(
-      sameValue(band.prefix_schedule_union_map()));
+  return equalAt(relation.intersect_domain(domain).intersect_range(domain),
+                 band.prefix_schedule_multi_union_pw_aff());
 }
 
 } // namespace
 
 isl::union_map brokenDependences(const Dependences &deps, const isl::schedule &schedule) {
-  isl::union_map map = schedule.get_map();
-  isl::union_map notAfter = isl::manage(isl_union_map_lex_ge_union_map(map.copy(), map.copy()));
-  return orderedDependences(deps).intersect(notAfter).coalesce();
+  return greaterOrEqualAt(orderedDependences(deps), flatSchedule(schedule)).coalesce();
 }
 
 bool isValidSchedule(const Scop &, const Dependences &deps, const isl::schedule &schedule) {
@@ -57,10 +73,9 @@ bool isValidSchedule(const Scop &, const Dependences &deps, const isl::schedule 
 
 isl::union_map reversedAtMember(const Dependences &deps, const isl::schedule_node_band &band,
                                 int member) {
-  isl::union_map value = memberMap(checkedBand(band, member), member);
-  isl::union_map backwards =
-      isl::manage(isl_union_map_lex_gt_union_map(value.copy(), value.copy()));
-  return insideBand(orderedDependences(deps), band).intersect(backwards).coalesce();
+  return greaterAt(insideBand(orderedDependences(deps), checkedBand(band, member)),
+                   memberFunction(band, member))
+      .coalesce();
 }
 
 isl::union_map carriedAtMember(const Dependences &deps, const isl::schedule_node &node,
@@ -68,8 +83,8 @@ isl::union_map carriedAtMember(const Dependences &deps, const isl::schedule_node
   isl::schedule_node_band band = checkedBand(node, member);
   isl::union_map pairs = insideBand(deps.others.unite(deps.groups), band);
   for (int d = 0; d < member; ++d)
-    pairs = pairs.intersect(sameValue(memberMap(band, d)));
-  return pairs.subtract(sameValue(memberMap(band, member))).coalesce();
+    pairs = equalAt(pairs, memberFunction(band, d));
+  return pairs.subtract(equalAt(pairs, memberFunction(band, member))).coalesce();
 }
 
 bool isParallel(const Scop &, const Dependences &deps, const isl::schedule_node &band,

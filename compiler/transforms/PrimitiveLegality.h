@@ -10,9 +10,10 @@
 
 namespace nasc::compiler {
 
-/// "the dependence <poly::carriedAtMember in isl notation>", followed by ", a reduction (it
-/// would need a private accumulator)" if some of it joins two instances of one reduction: for
-/// CarriedDependence messages.
+/// "the dependence D", D in isl notation: the direct dependences among poly::carriedAtMember,
+/// or, when the loop carries only pairs of one reduction that no single dependence links, those
+/// pairs; followed by ", a reduction (it would need a private accumulator)" if some of it joins
+/// two instances of one reduction. For CarriedDependence messages.
 std::string carriedText(const poly::Dependences &deps, const isl::schedule_node_band &band,
                         int member);
 

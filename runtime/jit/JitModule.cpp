@@ -49,12 +49,17 @@ JitModule::JitModule(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit
 JitModule::~JitModule() = default;
 
 std::unique_ptr<JitModule> JitModule::create(std::unique_ptr<llvm::Module> module,
-                                             std::unique_ptr<llvm::LLVMContext> context) {
+                                             std::unique_ptr<llvm::LLVMContext> context,
+                                             const codegen::Target &target) {
   codegen::initializeLlvm();
-  auto host = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
-  host.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(host)).create(),
-                    "creating LLJIT");
+  codegen::requireRunnableHere(target);
+  llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple)};
+  machine.setCPU(target.cpu);
+  machine.setFeatures(target.llvmFeatures);
+  machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit =
+      unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create(),
+             "creating LLJIT");
   defineRuntimeSymbols(*jit);
   if (module->getDataLayout().isDefault())
     module->setDataLayout(jit->getDataLayout());

@@ -1,6 +1,8 @@
 // In-process JIT (ORC LLJIT) for generated modules: compile for the host CPU, look up symbols.
 #pragma once
 
+#include "codegen/TargetDescription.h"
+
 #include <memory>
 #include <string>
 
@@ -17,15 +19,16 @@ namespace nasc::runtime {
 /// One JIT-compiled module. The machine code lives as long as this object.
 class JitModule {
 public:
-  /// Compiles `module` (owned with its `context`) for the host: LLJIT with a target machine
-  /// builder from JITTargetMachineBuilder::detectHost (host CPU and features) and aggressive
-  /// code generation. The module is expected to be optimized already (codegen::optimizeModule
-  /// with codegen::createTargetMachine("native")); its data layout is set to the JIT's if empty.
-  /// Process symbols (memset, memcpy) resolve, and so does the runtime's nasc_parallel_for
-  /// (runtime/jit/ParallelFor.h, an absolute symbol of the main JITDylib).
-  /// Throws nasc::Error if LLVM fails.
+  /// Compiles `module` (owned with its `context`) for `target` (its triple, CPU and features)
+  /// with LLJIT and aggressive code generation. The module is expected to be optimized already
+  /// (codegen::optimizeModule for the same target); its data layout is set to the JIT's if
+  /// empty. Process symbols (memset, memcpy) resolve, and so does the runtime's
+  /// nasc_parallel_for (runtime/jit/ParallelFor.h, an absolute symbol of the main JITDylib).
+  /// Throws nasc::Error if `target`'s code cannot run on this machine (another triple, or a CPU
+  /// feature this machine lacks: codegen::requireRunnableHere) or if LLVM fails.
   static std::unique_ptr<JitModule> create(std::unique_ptr<llvm::Module> module,
-                                           std::unique_ptr<llvm::LLVMContext> context);
+                                           std::unique_ptr<llvm::LLVMContext> context,
+                                           const codegen::Target &target);
   ~JitModule();
   JitModule(const JitModule &) = delete;
   JitModule &operator=(const JitModule &) = delete;

@@ -11,9 +11,10 @@
 namespace nasc::runtime {
 
 JitProgram::JitProgram(codegen::GeneratedCode code, const std::string &symbolPrefix) {
+  codegen::Target target = code.target();
   std::unique_ptr<llvm::LLVMContext> context = code.takeContext();
   std::unique_ptr<llvm::Module> module = code.takeModule();
-  module_ = JitModule::create(std::move(module), std::move(context));
+  module_ = JitModule::create(std::move(module), std::move(context), target);
   run_ = reinterpret_cast<RunFn>(module_->lookup(symbolPrefix + "run"));
   workspaceBytes_ = *static_cast<const int64_t *>(module_->lookup(symbolPrefix + "workspace_bytes"));
   size_t bytes = (static_cast<size_t>(workspaceBytes_) + 63) / 64 * 64;

@@ -232,3 +232,37 @@ TEST_CASE("fisher measures a JSON spec model, whose shapes are inferred, not sto
   CHECK(contains(r.output, "\"total\""));
   CHECK(contains(r.output, "\"layers\": {\n  \"c\": "));
 }
+
+TEST_CASE("inspect --stage target prints the triple, CPU and vector unit --cpu chooses", "[cli]") {
+  Result avx2 = runNasc("inspect " + kModel + " --stage target --cpu x86-64-v3");
+  REQUIRE(avx2.status == 0);
+  CHECK(contains(avx2.output, "cpu: x86-64-v3"));
+  CHECK(contains(avx2.output, "vector unit: 8 x f32 (256-bit), 16 registers"));
+  CHECK(contains(avx2.output, "avx2"));
+  Result cross = runNasc("inspect " + kModel + " --stage target --target aarch64-linux-gnu");
+  REQUIRE(cross.status == 0);
+  CHECK(contains(cross.output, "triple: aarch64-unknown-linux-gnu"));
+  CHECK(contains(cross.output, "vector unit: 4 x f32 (128-bit), 32 registers"));
+}
+
+TEST_CASE("an unknown --cpu is one error line naming it", "[cli][error]") {
+  Result r = runNasc("compile " + kModel + " -o /tmp/never.so --cpu no-such-cpu");
+  CHECK(r.status == 1);
+  CHECK(contains(r.output, "nasc: error: target: unknown CPU 'no-such-cpu'"));
+  CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists("/tmp/never.so"));
+}
+
+TEST_CASE("compile --time-passes prints every phase and the total", "[cli]") {
+  fs::path spec = scratch() / "tiny_conv.json";
+  std::ofstream(spec) << R"({"name": "tiny", "inputs": [{"name": "x", "shape": [1, 4, 6, 6]}],
+    "outputs": ["y"], "nodes": [{"name": "c", "op_type": "Conv", "inputs": ["x", "w"],
+    "outputs": ["y"], "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}}],
+    "initializers": [{"name": "w", "shape": [8, 4, 3, 3], "init": "he_normal", "seed": 1}]})";
+  Result r = runNasc("compile " + spec.string() + " -o " + (scratch() / "libtiny.so").string() +
+                     " --time-passes");
+  REQUIRE(r.status == 0);
+  for (const char *phase : {"import", "dependences", "schedule trace", "isl AST", "LLVM O3",
+                            "object file", "link", "total"})
+    CHECK(contains(r.output, phase));
+}

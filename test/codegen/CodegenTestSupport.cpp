@@ -43,11 +43,12 @@ CompiledProgram compileProgramWithAsts(const ir::Program &program,
                                        const std::string &prefix) {
   auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> module = codegen::emitProgram(*context, program, asts, prefix);
-  std::unique_ptr<llvm::TargetMachine> tm = codegen::createTargetMachine("native");
-  codegen::optimizeModule(*module, *tm);
+  codegen::Target target = codegen::resolveTarget();
+  std::unique_ptr<llvm::TargetMachine> tm = codegen::createTargetMachine(target);
+  codegen::optimizeModule(*module, *tm, target);
   CompiledProgram compiled;
   compiled.optimizedIr = codegen::moduleToString(*module);
-  compiled.jit = runtime::JitModule::create(std::move(module), std::move(context));
+  compiled.jit = runtime::JitModule::create(std::move(module), std::move(context), target);
   compiled.run = reinterpret_cast<RunFunction>(compiled.jit->lookup(prefix + "run"));
   compiled.workspaceBytes =
       *static_cast<const int64_t *>(compiled.jit->lookup(prefix + "workspace_bytes"));

@@ -1,7 +1,8 @@
 /* Test driver: loads a nasc-compiled library through its C ABI (dlopen), runs it on the raw
  * float32 file argv[2] and writes the first output to argv[3] as raw float32; an optional
  * argv[4] is the thread count passed to nasc_model_set_num_threads before the run. Prints the ABI's
- * view of the model (counts, names, shapes) and checks its error paths. Exit 0 on success. */
+ * view of the model (counts, names, shapes) and checks its error paths. Exit 0 on success; 10
+ * (with nasc_model_last_error(NULL) on stderr) if nasc_model_create fails. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,10 @@ int main(int argc, char **argv) {
   LOAD(int, nasc_model_set_num_threads, (nasc_model *, int));
 
   nasc_model *m = nasc_model_create();
+  if (!m) {
+    fprintf(stderr, "%s\n", nasc_model_last_error(NULL));
+    return 10;
+  }
   int64_t in_dims[8], out_dims[8];
   int in_rank = nasc_model_input_shape(m, 0, in_dims);
   int out_rank = nasc_model_output_shape(m, 0, out_dims);

@@ -86,9 +86,11 @@ void printBreakdown(const ir::Program &program, const Timings &timings) {
 
 void bench(const BenchArgs &args) {
   compiler::CompileOptions options;
+  options.target = args.target();
   options.threads = args.threads;
   options.profile = true;
-  auto model = compiler::CompiledModel::compile(lowerModel(args), options);
+  codegen::requireRunnableHere(options.target);
+  auto model = compiler::CompiledModel::compile(lowerModel(args, options.target), options);
   Timings timings = measure(*model, randomInputs(model->program()), args.repeat);
   double flops = model->program().flops();
   printBreakdown(model->program(), timings);
@@ -110,6 +112,7 @@ void addBenchCommand(CLI::App &app) {
   cmd->add_option("--threads", args->threads, "Threads of the parallel loops")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  addTargetOptions(*cmd, *args, false);
   cmd->callback([args] { bench(*args); });
 }
 

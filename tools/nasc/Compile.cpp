@@ -10,19 +10,23 @@ namespace nasc::cli {
 namespace {
 
 struct CompileArgs : ModelArgs {
-  std::string output, header, target = "native";
+  std::string output, header;
   int threads = 1;
+  bool timePasses = false;
 };
 
 void compile(const CompileArgs &args) {
   compiler::CompileOptions options;
-  options.target = args.target;
+  options.target = args.target();
   options.threads = args.threads;
-  compiler::PolyhedralModel model = lowerModel(args, args.target);
-  compiler::emitSharedLibrary(model, options, args.output, args.header);
+  compiler::PolyhedralModel model = lowerModel(args, options.target);
+  ir::PassTimes times = model.times;
+  times.add(compiler::emitSharedLibrary(model, options, args.output, args.header));
   std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)
             << " (" << model.program.calls.size() << " kernels, "
             << model.program.flops() * 1e-9 << " GFLOP per run)\n";
+  if (args.timePasses)
+    std::cout << times.report();
 }
 
 } // namespace
@@ -34,11 +38,11 @@ void addCompileCommand(CLI::App &app) {
   addModelOptions(*cmd, *args);
   cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")->required();
   cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
-  cmd->add_option("--target", args->target,
-                  "native: the host CPU, its AVX2 / AVX-512 features detected at run time; "
-                  "another LLVM triple (e.g. aarch64-linux-gnu) cross-compiles and needs CC set "
-                  "to a C cross compiler for that triple")
-      ->capture_default_str();
+  addTargetOptions(*cmd, *args, true);
+  cmd->add_flag("--time-passes", args->timePasses,
+                "Print the wall-clock time of each compilation phase (import, neural steps, "
+                "lowering, layout steps, Scops, dependences, schedule traces, isl AST, LLVM IR "
+                "emission, LLVM O3, object file, link)");
   cmd->add_option("--threads", args->threads, "Default thread count of the library")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -78,9 +78,17 @@ void inspect(const InspectArgs &args) {
   }
   if (args.stage == "cost")
     return printCost(args);
-  compiler::PolyhedralModel model = lowerModel(args);
+  compiler::CompileOptions options;
+  options.target = args.target();
+  if (args.stage == "target") {
+    std::cout << codegen::describeTarget(options.target);
+    return;
+  }
+  compiler::PolyhedralModel model = lowerModel(args, options.target);
   if (args.stage == "llvm")
-    std::cout << compiler::generateCode(model, {}).llvmIr();
+    std::cout << compiler::generateCode(model, options).llvmIr();
+  else if (args.stage == "asm")
+    std::cout << compiler::generateCode(model, options).assembly();
   else if (args.stage == "schedule")
     printSchedule(model, args);
   else
@@ -98,9 +106,13 @@ void addInspectCommand(CLI::App &app) {
                   "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
                   "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest Kernels; schedule: the "
                   "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
-                  "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR")
-      ->check(CLI::IsMember({"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm"}))
+                  "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR; asm: the "
+                  "target's assembly; target: triple, CPU, vector unit and the CPU features a "
+                  "compiled library checks when it is loaded")
+      ->check(CLI::IsMember(
+          {"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm", "asm", "target"}))
       ->capture_default_str();
+  addTargetOptions(*cmd, *args, true);
   cmd->callback([args] { inspect(*args); });
 }
 

@@ -17,12 +17,30 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
       ->check(CLI::ExistingFile);
 }
 
-compiler::PolyhedralModel lowerModel(const ModelArgs &args, const std::string &target) {
+void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross) {
+  cmd.add_option("--cpu", args.cpu,
+                 "CPU to generate code for: an LLVM CPU name (znver4, skylake-avx512, "
+                 "neoverse-n1, ...), an x86-64 level (x86-64-v2, x86-64-v3 = AVX2, x86-64-v4 = "
+                 "AVX-512) or host (this machine's CPU and features); default $NASC_CPU, else "
+                 "host (generic for another --target). Its vector unit sizes the default "
+                 "schedule; `nasc inspect MODEL --stage target` prints it (docs/targets.md)");
+  if (cross)
+    cmd.add_option("--target", args.triple,
+                   "native (this machine's triple) or another LLVM triple, e.g. "
+                   "aarch64-linux-gnu to cross-compile (docs/targets.md)")
+        ->capture_default_str();
+}
+
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target) {
   compiler::ModelSchedule schedule;
   if (!args.schedule.empty())
     schedule = compiler::readScheduleFile(args.schedule);
-  return compiler::lowerToPolyhedral(ir::loadModel(args.model), schedule,
-                                     codegen::vectorUnit(target));
+  ir::PassTimes times;
+  ir::Graph graph = times.time("import", [&] { return ir::loadModel(args.model); });
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector);
+  times.add(model.times);
+  model.times = times;
+  return model;
 }
 
 } // namespace nasc::cli

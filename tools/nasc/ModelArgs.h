@@ -1,4 +1,5 @@
-// The MODEL positional and the --schedule option shared by the verbs that compile a model.
+// The MODEL positional and the --schedule, --cpu and --target options shared by the verbs that
+// compile a model.
 #pragma once
 
 #include "compiler/Pipeline.h"
@@ -9,18 +10,28 @@
 
 namespace nasc::cli {
 
-/// The model to compile and the schedule file that schedules (some of) its kernels.
+/// The model to compile, the schedule file that schedules (some of) its kernels, and the target.
 struct ModelArgs {
   std::string model;
-  std::string schedule; ///< Empty: nasc's default schedule for every kernel.
+  std::string schedule;          ///< Empty: nasc's default schedule for every kernel.
+  std::string triple = "native"; ///< --target
+  std::string cpu;               ///< --cpu; empty: codegen::defaultCpu() ($NASC_CPU or host)
+
+  /// codegen::resolveTarget(triple, cpu). Throws nasc::Error for an unknown triple or CPU.
+  codegen::Target target() const { return codegen::resolveTarget(triple, cpu); }
 };
 
 /// Registers MODEL (required, an existing .onnx / .json file) and --schedule FILE on `cmd`.
 void addModelOptions(CLI::App &cmd, ModelArgs &args);
 
+/// Registers --cpu NAME on `cmd`, and --target TRIPLE if `cross` (verbs that only run code here
+/// take no other triple).
+void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross);
+
 /// Loads args.model (ir::loadModel) and lowers it with the schedule file, if any
 /// (compiler::readScheduleFile, compiler::lowerToPolyhedral), default schedules chosen for
-/// `target`'s vector unit ("native" or an LLVM triple). Throws nasc::Error as those do.
-compiler::PolyhedralModel lowerModel(const ModelArgs &args, const std::string &target = "native");
+/// `target`'s vector unit. The model's times start with the import. Throws nasc::Error as
+/// those do.
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target);
 
 } // namespace nasc::cli
