@@ -8,7 +8,9 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <map>
 #include <set>
+#include <utility>
 
 namespace nasc::codegen {
 
@@ -57,10 +59,15 @@ void validateProgram(const ir::Program &program, const std::vector<isl::ast_node
                     " is out of range");
 }
 
+/// A constant buffer's float32 data as a global of raw bytes: the object writer emits a byte
+/// array as one blob, where a float array goes element by element through APFloat (most of
+/// the object file's time for ResNet-sized weights). Loads read it as float32 all the same.
 llvm::GlobalVariable *constantBuffer(llvm::Module &module, const ir::Buffer &buffer,
                                      const std::string &name) {
-  llvm::Constant *init =
-      llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<float>(buffer.data.f));
+  llvm::Constant *init = llvm::ConstantDataArray::get(
+      module.getContext(),
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(buffer.data.f.data()),
+                              buffer.data.f.size() * sizeof(float)));
   auto *global = new llvm::GlobalVariable(module, init->getType(), true,
                                           llvm::GlobalValue::InternalLinkage, init, name);
   global->setAlignment(llvm::Align(kWorkspaceAlignment));
@@ -92,10 +99,11 @@ public:
     resolveBuffers();
     for (size_t c = 0; c < program_.calls.size(); ++c) {
       const ir::KernelCall &call = program_.calls[c];
-      llvm::Function *kernel =
-          emitKernel(module_, call.kernel, asts[c], prefix_ + call.kernel.name);
-      kernel->setLinkage(llvm::GlobalValue::InternalLinkage);
-      builder_.CreateCall(kernel, {tensorArray(call), run_->getArg(3)});
+      ir::KernelStructure structure = ir::kernelStructure(call.kernel);
+      const KernelFunction &kernel = kernelFunction(call, asts[c], structure);
+      builder_.CreateCall(kernel.function,
+                          {tensorArray(call, argumentsFor(call, structure, kernel)),
+                           run_->getArg(3)});
       if (profileHook_)
         builder_.CreateCall(profileHook_, {builder_.getInt32(static_cast<uint32_t>(c))});
     }
@@ -134,14 +142,43 @@ private:
   }
 
   /// A stack array of the call's buffer pointers, in kernel tensor order.
-  llvm::Value *tensorArray(const ir::KernelCall &call) {
-    auto *type = llvm::ArrayType::get(builder_.getPtrTy(), call.args.size());
+  /// A kernel function and the first-use order of the kernel it was emitted for.
+  struct KernelFunction {
+    llvm::Function *function = nullptr;
+    std::vector<size_t> tensorOrder;
+  };
+
+  /// The function of `call`'s kernel scheduled by `ast`: emitted on first use, shared by later
+  /// calls of a kernel with the same structure (ir::kernelStructure) and the same AST object
+  /// (the pipeline schedules identical kernels once).
+  const KernelFunction &kernelFunction(const ir::KernelCall &call, const isl::ast_node &ast,
+                                       const ir::KernelStructure &structure) {
+    auto key = std::make_pair(structure.key, ast.get());
+    auto found = functions_.find(key);
+    if (found != functions_.end())
+      return found->second;
+    llvm::Function *function = emitKernel(module_, call.kernel, ast, prefix_ + call.kernel.name);
+    function->setLinkage(llvm::GlobalValue::InternalLinkage);
+    return functions_.emplace(key, KernelFunction{function, structure.tensorOrder}).first->second;
+  }
+
+  /// `call`'s buffers in the tensor order of `kernel`'s function: the tensor it declares at
+  /// kernel.tensorOrder[q] is this call's tensor at structure.tensorOrder[q].
+  std::vector<int> argumentsFor(const ir::KernelCall &call, const ir::KernelStructure &structure,
+                                const KernelFunction &kernel) {
+    std::vector<int> args(call.args.size());
+    for (size_t q = 0; q < structure.tensorOrder.size(); ++q)
+      args[kernel.tensorOrder[q]] = call.args[structure.tensorOrder[q]];
+    return args;
+  }
+
+  llvm::Value *tensorArray(const ir::KernelCall &call, const std::vector<int> &args) {
+    auto *type = llvm::ArrayType::get(builder_.getPtrTy(), args.size());
     llvm::Value *array = builder_.CreateAlloca(type, nullptr, call.kernel.name + ".tensors");
-    for (size_t i = 0; i < call.args.size(); ++i) {
-      llvm::Value *pointer = pointers_[call.args[i]];
+    for (size_t i = 0; i < args.size(); ++i) {
+      llvm::Value *pointer = pointers_[args[i]];
       if (!pointer)
-        throw Error("program " + program_.name + ": buffer '" +
-                    program_.buffers[call.args[i]].name +
+        throw Error("program " + program_.name + ": buffer '" + program_.buffers[args[i]].name +
                     "' is an input or output not listed in the program's inputs/outputs");
       builder_.CreateAlignedStore(
           pointer, builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), array, i),
@@ -157,6 +194,7 @@ private:
   llvm::Function *run_ = nullptr;
   llvm::FunctionCallee profileHook_;
   std::vector<llvm::Value *> pointers_;
+  std::map<std::pair<std::string, isl_ast_node *>, KernelFunction> functions_;
 };
 
 } // namespace

@@ -20,10 +20,11 @@ namespace nasc::codegen {
 /// `program.calls[c].kernel` (poly::generateAst, after any schedule transformations).
 ///
 /// The module holds:
-/// - one internal function per call, `void <prefix><kernel.name>(float* noalias const*,
-///   int32_t threads)` (see emitKernel), and the declaration of nasc_parallel_for if a kernel
-///   has a parallel loop;
-/// - each Constant buffer as an internal constant global float array, 64-byte aligned;
+/// - one internal function per distinct kernel, `void <prefix><kernel.name>(float* noalias
+///   const*, int32_t threads)` (see emitKernel), and the declaration of nasc_parallel_for if a
+///   kernel has a parallel loop: calls whose kernels have the same ir::kernelStructure and
+///   share one AST object (asts[c].get() equal) call one function, each with its own tensors;
+/// - each Constant buffer as an internal constant global of its float32 bytes, 64-byte aligned;
 /// - the exported entry point
 ///   `void <prefix>run(const float* const* inputs, float* const* outputs, float* workspace,
 ///   int32_t threads)`:

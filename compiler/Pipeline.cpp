@@ -7,6 +7,7 @@
 #include "ir/lower/Lower.h"
 
 #include <algorithm>
+#include <map>
 
 namespace nasc::compiler {
 
@@ -47,6 +48,27 @@ std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &
   return entry;
 }
 
+/// The first kernel of a structure (ir::kernelStructure) that got the default schedule, and the
+/// steps the default trace gave it: every later kernel of that structure has the same
+/// dependences, default trace, schedule and AST (the statements' names and domains, which they
+/// are about, are the same; only tensor names differ).
+struct DefaultScheduled {
+  size_t call;
+  std::vector<ScheduleStep> steps;
+};
+
+/// Schedules the next kernel of `model` (Scop `scop`, trace `trace` so far: its neural and
+/// layout steps) as `first`, whose structure it has: its dependences, steps, schedule and AST.
+void reuseDefaultSchedule(PolyhedralModel &model, const DefaultScheduled &first, poly::Scop scop,
+                          KernelSchedule trace) {
+  model.dependences.push_back(model.dependences[first.call]);
+  trace.steps.insert(trace.steps.end(), first.steps.begin(), first.steps.end());
+  scop.schedule = model.scops[first.call].schedule;
+  model.asts.push_back(model.asts[first.call]);
+  model.scops.push_back(std::move(scop));
+  model.schedule.kernels.push_back(std::move(trace));
+}
+
 } // namespace
 
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule,
@@ -75,22 +97,34 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
     });
   }
   times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
+  std::map<std::string, DefaultScheduled> defaults;
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
     KernelSchedule &trace = traces[c];
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop =
         times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
+    auto [same, first] = byDefault[c]
+                             ? defaults.try_emplace(ir::kernelStructure(call.kernel).key,
+                                                    DefaultScheduled{c, {}})
+                             : std::make_pair(defaults.end(), true);
+    if (!first) {
+      reuseDefaultSchedule(model, same->second, scop, trace);
+      continue;
+    }
     model.dependences.push_back(
         times.time("dependences", [&] { return poly::computeDependences(scop, call.kernel); }));
     if (byDefault[c]) {
-      KernelSchedule rest = times.time("default trace", [&] {
-        return defaultTrace(scop, model.dependences.back(), call.kernel, trace.node, unit);
+      ScheduledTrace rest = times.time("default trace", [&] {
+        return defaultSchedule(scop, model.dependences.back(), call.kernel, trace.node, unit);
       });
-      trace.steps.insert(trace.steps.end(), rest.steps.begin(), rest.steps.end());
+      trace.steps.insert(trace.steps.end(), rest.trace.steps.begin(), rest.trace.steps.end());
+      scop.schedule = rest.schedule;
+      same->second.steps = std::move(rest.trace.steps);
+    } else {
+      scop.schedule = times.time("schedule trace", [&] {
+        return applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
+      });
     }
-    scop.schedule = times.time("schedule trace", [&] {
-      return applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
-    });
     model.asts.push_back(times.time("isl AST", [&] { return poly::generateAst(scop); }));
     model.scops.push_back(std::move(scop));
     model.schedule.kernels.push_back(std::move(trace));

@@ -58,7 +58,9 @@ struct PolyhedralModel {
 /// kernel gets compiler::applyDefaultLayout and compiler::defaultTrace
 /// for the vector unit `unit` (the target's: CompileOptions::target.vector).
 /// Between the layout steps of all kernels and their Scops, forwardBlockedLayouts keeps
-/// activations blocked between kernels that can read them so.
+/// activations blocked between kernels that can read them so. Kernels scheduled by default that
+/// have the same structure (ir::kernelStructure: equal up to names) share the first one's
+/// dependences, default trace, schedule and AST object (and so, in codegen, one function).
 /// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
 /// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},

@@ -1,6 +1,7 @@
 #include "ir/Kernel.h"
 
 #include <cctype>
+#include <cstring>
 #include <sstream>
 
 namespace nasc::ir {
@@ -140,16 +141,13 @@ std::string Expr::toString(const std::vector<std::string> &iterators,
   }
 }
 
-std::string Kernel::toString() const {
+namespace {
+
+/// The statements of `kernel` as Kernel::toString lists them, tensor i called names[i].
+std::string statementListing(const Kernel &kernel, const std::vector<std::string> &names) {
   std::ostringstream os;
-  std::vector<std::string> names;
-  os << "kernel " << name << "\n";
-  for (const auto &t : tensors) {
-    names.push_back(t.name);
-    os << "  tensor " << t.name << " : " << shapeToString(t.shape) << "\n";
-  }
   static const char *updates[] = {" = ", " += ", " max= "};
-  for (const auto &st : statements) {
+  for (const auto &st : kernel.statements) {
     os << "  " << st.name << "[";
     for (size_t i = 0; i < st.depth(); ++i)
       os << (i ? ", " : "") << st.iterators[i] << (st.reduction[i] ? "*" : "") << " < "
@@ -161,6 +159,58 @@ std::string Kernel::toString() const {
        << updates[static_cast<int>(st.update)] << st.value.toString(st.iterators, names) << "\n";
   }
   return os.str();
+}
+
+/// Appends the tensors `e` reads, left to right, and the bits of its constants to `uses` and
+/// `constants`.
+void collectUses(const Expr &e, std::vector<int> &uses, std::string &constants) {
+  if (e.op == Expr::Op::Load)
+    uses.push_back(e.access.tensor);
+  if (e.op == Expr::Op::Const) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &e.value, sizeof bits);
+    constants += std::to_string(bits) + " ";
+  }
+  for (const Expr &a : e.args)
+    collectUses(a, uses, constants);
+}
+
+} // namespace
+
+std::string Kernel::toString() const {
+  std::ostringstream os;
+  std::vector<std::string> names;
+  os << "kernel " << name << "\n";
+  for (const auto &t : tensors) {
+    names.push_back(t.name);
+    os << "  tensor " << t.name << " : " << shapeToString(t.shape) << "\n";
+  }
+  return os.str() + statementListing(*this, names);
+}
+
+KernelStructure kernelStructure(const Kernel &kernel) {
+  std::vector<int> uses;
+  std::string constants;
+  for (const Statement &st : kernel.statements) {
+    uses.push_back(st.write.tensor);
+    collectUses(st.value, uses, constants);
+  }
+  for (size_t t = 0; t < kernel.tensors.size(); ++t)
+    uses.push_back(static_cast<int>(t));
+  KernelStructure structure;
+  std::vector<std::string> names(kernel.tensors.size());
+  for (int t : uses) {
+    size_t index = static_cast<size_t>(t);
+    if (index >= names.size() || !names[index].empty())
+      continue;
+    names[index] = "t" + std::to_string(structure.tensorOrder.size());
+    structure.tensorOrder.push_back(index);
+  }
+  std::ostringstream os;
+  for (size_t index : structure.tensorOrder)
+    os << names[index] << " : " << shapeToString(kernel.tensors[index].shape) << "\n";
+  structure.key = os.str() + statementListing(kernel, names) + "constants " + constants;
+  return structure;
 }
 
 double Kernel::flops() const {

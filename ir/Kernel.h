@@ -97,6 +97,20 @@ struct Kernel {
   double flops() const;
 };
 
+/// What a kernel computes, without its names: `key` is equal for two kernels iff they differ
+/// only in their name and their tensors' names and declaration order (statements, domains,
+/// accesses, shapes and constants, bit for bit, are the same), so one schedule, AST and
+/// generated function serve both. `tensorOrder[i]` is the index in `kernel.tensors` of the
+/// i-th tensor in order of first use (statements in order; a statement's write, then its loads
+/// left to right; unused tensors last): the two kernels' tensors correspond in that order.
+struct KernelStructure {
+  std::string key;
+  std::vector<size_t> tensorOrder;
+};
+
+/// The KernelStructure of `kernel`.
+KernelStructure kernelStructure(const Kernel &kernel);
+
 /// Turns an arbitrary value name ("resnetv1/conv0:0") into a C identifier ("resnetv1_conv0_0").
 std::string toIdentifier(const std::string &name);
 

@@ -1,5 +1,6 @@
 #include "polyhedral/ParallelLoops.h"
 
+#include "ir/Error.h"
 #include "polyhedral/Legality.h"
 
 #include <algorithm>
@@ -7,19 +8,37 @@
 namespace nasc::poly {
 
 bool isDegenerate(const isl::schedule_node_band &band, int member) {
-  isl::union_pw_aff values = band.partial_schedule().at(member);
   isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
-  isl::union_set range =
-      isl::manage(isl_union_map_from_union_pw_aff(values.copy())).intersect_domain(domain).range();
-  if (range.is_empty())
-    return true;
-  isl_set *set = isl_set_from_union_set(range.release());
-  isl_bool single = isl_set_is_singleton(set);
-  isl_set_free(set);
-  return single == isl_bool_true;
+  isl::multi_union_pw_aff partial = band.partial_schedule();
+  isl::union_map outer = band.prefix_schedule_union_map().intersect_domain(domain);
+  for (int m = 0; m < member; ++m)
+    outer = isl::manage(isl_union_map_flat_range_product(
+        outer.release(), isl_union_map_from_union_pw_aff(partial.at(m).release())));
+  isl::union_map value =
+      isl::manage(isl_union_map_from_union_pw_aff(partial.at(member).release()))
+          .intersect_domain(domain);
+  return outer.reverse().apply_range(value).is_single_valued();
 }
 
 namespace {
+
+bool isParallelMarkOverDegenerateLoop(const isl::schedule_node &node) {
+  if (isl_schedule_node_get_type(node.get()) != isl_schedule_node_mark ||
+      isl::manage(isl_schedule_node_mark_get_id(node.get())).name() != kParallelMark)
+    return false;
+  isl::schedule_node child = node.child(0);
+  return child.isa<isl::schedule_node_band>() &&
+         isDegenerate(child.as<isl::schedule_node_band>(), 0);
+}
+
+bool hasParallelMarkOverDegenerateLoop(const isl::schedule_node &node) {
+  if (isParallelMarkOverDegenerateLoop(node))
+    return true;
+  for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
+    if (hasParallelMarkOverDegenerateLoop(node.child(i)))
+      return true;
+  return false;
+}
 
 /// Marks the subtree at `node`; returns the node at the same tree position.
 isl::schedule_node markSubtree(const Scop &scop, const Dependences &deps, isl::schedule_node node) {
@@ -63,6 +82,12 @@ int outermostParallelMember(const Scop &scop, const Dependences &deps,
     if (!isDegenerate(band, m) && isParallel(scop, deps, band, m))
       return m;
   return -1;
+}
+
+void requireMarkedLoops(const isl::schedule &schedule) {
+  if (hasParallelMarkOverDegenerateLoop(schedule.root()))
+    throw Error("internal error: a parallel mark is over a loop of one iteration, which isl's "
+                "AST drops; the mark would apply to the loop below it");
 }
 
 isl::schedule markParallelLoops(const Scop &scop, const Dependences &deps) {

@@ -29,9 +29,15 @@ std::string vectorMarkName(int width);
 /// `markName` is not kVectorMark or kVectorMark + ":" + a positive decimal integer.
 std::optional<int> vectorMarkWidth(const std::string &markName);
 
-/// Whether member `member` of `band` takes a single value (or none) on the band's domain: a loop
-/// of at most one iteration, which isl's AST generator drops.
+/// Whether member `member` of `band` takes at most one value for each value of the loops around
+/// it (the prefix schedule and the band's earlier members): a loop of at most one iteration,
+/// which isl's AST generator drops (e.g. the point loop of a tile of size 1).
 bool isDegenerate(const isl::schedule_node_band &band, int member);
+
+/// Throws nasc::Error (an internal error: the primitives refuse such marks) if a kParallelMark
+/// in `schedule` is over a band whose first member isDegenerate: isl's AST drops that loop and
+/// the mark would apply to the loop below it (e.g. a reduction loop).
+void requireMarkedLoops(const isl::schedule &schedule);
 
 /// The outermost member of `band` (a band node of a schedule tree over `scop`'s domain) that
 /// isParallel (reduction dependences counted) and takes more than one value on the band's

@@ -1,6 +1,7 @@
 #include "polyhedral/Scop.h"
 
 #include "ir/Error.h"
+#include "polyhedral/ParallelLoops.h"
 
 #include <isl/options.h>
 
@@ -113,6 +114,7 @@ Scop buildScop(isl::ctx ctx, const ir::Kernel &kernel) {
 
 isl::ast_node generateAst(const Scop &scop) {
   isl::set context = isl::set::universe(isl::space::unit(scop.schedule.ctx()));
+  requireMarkedLoops(scop.schedule);
   isl::ast_build build = isl::ast_build::from_context(context);
   return build.node_from(scop.schedule);
 }

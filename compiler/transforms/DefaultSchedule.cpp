@@ -183,6 +183,7 @@ public:
   }
 
   KernelSchedule trace() const { return trace_; }
+  const isl::schedule &schedule() const { return current_.schedule; }
 
 private:
   poly::Scop current_;
@@ -349,6 +350,12 @@ std::vector<int> defaultLoopOrder(const ir::Statement &st) {
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
                             const ir::Kernel &kernel, const std::string &node,
                             const codegen::VectorUnit &unit) {
+  return defaultSchedule(scop, deps, kernel, node, unit).trace;
+}
+
+ScheduledTrace defaultSchedule(const poly::Scop &scop, const poly::Dependences &deps,
+                               const ir::Kernel &kernel, const std::string &node,
+                               const codegen::VectorUnit &unit) {
   TraceBuilder builder(scop, deps, node, unit);
   for (const ir::Statement &st : kernel.statements)
     if (!builder.registerTile(st)) {
@@ -358,7 +365,7 @@ KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &dep
   builder.fuseAroundReductions(kernel);
   for (const ir::Statement &st : kernel.statements)
     builder.parallelizeOutermost(st);
-  return builder.trace();
+  return {builder.trace(), builder.schedule()};
 }
 
 } // namespace nasc::compiler

@@ -110,4 +110,16 @@ KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &dep
                             const ir::Kernel &kernel, const std::string &node,
                             const codegen::VectorUnit &unit);
 
+/// A trace and the schedule applyTrace makes of it from the Scop's initial schedule.
+struct ScheduledTrace {
+  KernelSchedule trace;
+  isl::schedule schedule;
+};
+
+/// defaultTrace with the default schedule it gives, which building the trace computes anyway
+/// (so the pipeline does not replay it).
+ScheduledTrace defaultSchedule(const poly::Scop &scop, const poly::Dependences &deps,
+                               const ir::Kernel &kernel, const std::string &node,
+                               const codegen::VectorUnit &unit);
+
 } // namespace nasc::compiler

@@ -200,6 +200,23 @@ TEST_CASE("trace 187 of the grouped conv is refused: it ran a reduction loop in 
   CHECK(test::relativeError(model->run({input}).at(0).f, expected) <= 1e-5);
 }
 
+TEST_CASE("trace 165 of the Gemm is refused: its parallel loop has one iteration per tile",
+          "[schedule-property][regression]") {
+  // Drawn by the random-trace test and accepted on a CI machine: after tile S1 [1, 1], the
+  // point loop of n has one iteration within its tile, isl's AST dropped it and the parallel
+  // mark fell on the reduction loop over c below (relative error 0.072, when the two threads
+  // raced).
+  const std::string trace = R"({"nasc_schedule": 1, "kernels": {"op": [
+      {"primitive": "parallelize", "statement": "S0", "member": 0, "band": 0},
+      {"primitive": "tile", "statement": "S1", "sizes": [1, 1], "band": 0},
+      {"primitive": "parallelize", "statement": "S1", "member": 0, "band": 1}]}})";
+  ir::Graph graph = ir::loadModel(writeModel(kernelKind("gemm")).string());
+  compiler::ModelSchedule schedule = compiler::scheduleFromJson(trace, "trace165.json");
+  CHECK_THROWS_WITH(compiler::lowerToPolyhedral(graph, schedule),
+                    Catch::Contains("step 3 parallelize") &&
+                        Catch::Contains("at most one iteration"));
+}
+
 TEST_CASE("random legal traces of a dense conv equal the reference", "[schedule-property][jit]") {
   checkKind("dense");
 }

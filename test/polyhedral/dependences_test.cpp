@@ -208,3 +208,38 @@ TEST_CASE("parallel marks go above the outermost parallel loop of each nest", "[
                                                           "      S1(0, c1, c2);\n"
                                                           "}\n");
 }
+
+TEST_CASE("a loop of one iteration per value of the loops around it is degenerate, and a mark "
+          "over it is an error, never a mark on the loop below",
+          "[parallel][ast][regression]") {
+  // The point loop of a tile of size 1 (isl keeps it as i within the tile loop i): trace 165 of
+  // the random Gemm traces (issue #11) parallelized it, isl dropped it, and the mark fell on
+  // the reduction loop j below.
+  poly::IslContext ctx;
+  const std::string domain = "domain: \"{ S[i, j] : 0 <= i <= 2 and 0 <= j <= 3 }\"";
+  const std::string pointAndJ =
+      "{ schedule: \"[{ S[i, j] -> [(i)] }]\", child: { schedule: \"[{ S[i, j] -> [(j)] }]\" } }";
+  isl::schedule tiled(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[i, j] -> [(i)] }]\", "
+                                 "child: " + pointAndJ + " } }");
+  auto band = [](const isl::schedule &s, int depth) {
+    isl::schedule_node node = s.root().child(0);
+    for (int d = 0; d < depth; ++d)
+      node = node.child(0);
+    return node.as<isl::schedule_node_band>();
+  };
+  CHECK_FALSE(poly::isDegenerate(band(tiled, 0), 0));
+  CHECK(poly::isDegenerate(band(tiled, 1), 0));
+  CHECK_FALSE(poly::isDegenerate(band(tiled, 2), 0));
+
+  isl::schedule oneBand(ctx.get(), "{ " + domain + ", child: { schedule: "
+                                   "\"[{ S[i, j] -> [(i)] }, { S[i, j] -> [(2i)] }]\" } }");
+  CHECK_FALSE(poly::isDegenerate(band(oneBand, 0), 0));
+  CHECK(poly::isDegenerate(band(oneBand, 0), 1));
+
+  poly::Scop scop;
+  scop.schedule = isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: "
+                                "\"[{ S[i, j] -> [(i)] }]\", child: { mark: \"parallel\", child: " +
+                                pointAndJ + " } } }");
+  CHECK_THROWS_WITH(poly::generateAst(scop), Catch::Contains("a parallel mark is over a loop of "
+                                                             "one iteration"));
+}
