@@ -36,8 +36,8 @@ void addCompileCommand(CLI::App &app) {
   cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
   cmd->add_option("--target", args->target,
                   "native: the host CPU, its AVX2 / AVX-512 features detected at run time; "
-                  "another LLVM triple (e.g. aarch64-linux-gnu) cross-compiles and needs CC set "
-                  "to a C cross compiler for that triple")
+                  "another LLVM triple (e.g. aarch64-linux-gnu) cross-compiles and links with "
+                  "Debian's <triple>-gcc (or $CC); docs/targets.md")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Default thread count of the library")
       ->check(CLI::PositiveNumber)
