@@ -6,18 +6,23 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 TEST_CASE("compile --target aarch64-linux-gnu without aarch64-linux-gnu-gcc names the Debian "
           "package",
           "[cli][link]") {
-  const std::filesystem::path so =
-      std::filesystem::path(NASC_BINARY_DIR) / "test" / "cli" / "no_cross_gcc.so";
+  const std::filesystem::path dir = std::filesystem::path(NASC_BINARY_DIR) / "test" / "cli";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path model = dir / "relu.json", so = dir / "no_cross_gcc.so";
+  std::ofstream(model) << R"({"name": "relu", "inputs": [{"name": "x", "shape": [1, 4, 2, 2]}],
+    "outputs": ["y"], "nodes": [{"name": "relu", "op_type": "Relu", "inputs": ["x"],
+    "outputs": ["y"]}], "initializers": []})";
   std::filesystem::remove(so);
   nasc::test::ScopedEnv path("PATH", "/nonexistent");
   nasc::test::ScopedEnv cc("CC", std::nullopt);
   const nasc::test::CliResult result =
-      nasc::test::runNasc("compile " NASC_SOURCE_DIR "/models/resnet18.json --target "
-                          "aarch64-linux-gnu -o " + so.string());
+      nasc::test::runNasc("compile " + model.string() + " --target aarch64-linux-gnu -o " +
+                          so.string());
   INFO(result.output);
   CHECK(result.status != 0);
   CHECK(result.output.find("'aarch64-linux-gnu-gcc'") != std::string::npos);
