@@ -1,6 +1,7 @@
 #include "compiler/SharedLibrary.h"
 
 #include "compiler/LibraryAbi.h"
+#include "compiler/LinkCompiler.h"
 #include "ir/Error.h"
 
 #include <spawn.h>
@@ -64,6 +65,8 @@ struct TempDir {
 
 ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
                                 const std::string &soPath, const std::string &headerPath) {
+  const std::string cc = linkCompiler(
+      options.target.native ? "native" : options.target.triple);
   TempDir tmp;
   fs::path object = tmp.path / "model.o";
   fs::path abi = tmp.path / "abi.c";
@@ -73,11 +76,9 @@ ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptio
   ir::PassTimes times = code.times();
   writeText(abi, libraryAbiSource(model.program, options.symbolPrefix, options.target, options.threads));
   writeText(exports, "{ global: nasc_model_*; local: *; };\n");
-  const char *cc = std::getenv("CC");
   times.time("link", [&] {
-    runCommand({cc && *cc ? cc : "cc", "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o",
-                soPath, abi.string(), object.string(),
-                "-Wl,--version-script=" + exports.string(), "-lm"});
+    runCommand({cc, "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o", soPath,
+                abi.string(), object.string(), "-Wl,--version-script=" + exports.string(), "-lm"});
   });
   if (!headerPath.empty())
     writeText(headerPath, libraryAbiHeader(model.program, options.target));

@@ -2,7 +2,8 @@
 # Installs everything nasc needs on Debian 12 from Debian's archive (apt-get only).
 # Usage: scripts/install-deps.sh [build|test]
 #   build: compiler toolchain and libraries (enough for `nasc compile` and the demo)
-#   test:  build + Python/PyTorch/ONNX for exporting test models, ONNX conformance data
+#   test:  build + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, and
+#          the AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md)
 set -euo pipefail
 profile=${1:-build}
 
@@ -14,6 +15,7 @@ build_pkgs=(
 test_pkgs=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   libonnx-testdata dataset-fashion-mnist
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -3,6 +3,7 @@
 #include "compiler/SharedLibrary.h"
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
+#include "test/support/AbiDriver.h"
 #include "test/support/Compare.h"
 #include "test/support/RandomTensor.h"
 
@@ -52,17 +53,6 @@ fs::path workDir() {
   return dir;
 }
 
-void writeRaw(const fs::path &path, const std::vector<float> &data) {
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char *>(data.data()), static_cast<std::streamsize>(data.size() * 4));
-}
-
-std::vector<float> readRaw(const fs::path &path, size_t n) {
-  std::vector<float> data(n);
-  std::ifstream(path, std::ios::binary).read(reinterpret_cast<char *>(data.data()), static_cast<std::streamsize>(n * 4));
-  return data;
-}
-
 } // namespace
 
 TEST_CASE("a compiled library run from C through the ABI matches the reference executor", "[abi]") {
@@ -72,19 +62,15 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(graph);
   compiler::emitSharedLibrary(model, {}, (dir / "libsmallnet.so").string(), (dir / "smallnet.h").string());
 
-  std::string driver = (dir / "abi_driver").string();
-  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
-  REQUIRE(std::system(build.c_str()) == 0);
+  REQUIRE(test::buildAbiDriver(dir / "abi_driver") == 0);
 
   ir::Tensor input = test::normalTensor({2, 3, 11, 9}, 42);
-  writeRaw(dir / "in.bin", input.f);
-  std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
-                    " " + (dir / "out.bin").string();
-  REQUIRE(std::system(run.c_str()) == 0);
-
   ir::Graph unfolded = ir::loadModelRaw((dir / "smallnet.json").string());
   auto expected = runtime::runReference(unfolded, {{"image", input}}).at("scores");
-  CHECK(test::relativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
+  test::AbiDriverRun run = test::runAbiDriver(dir / "abi_driver", dir / "libsmallnet.so", input,
+                                              expected.f.size(), dir / "smallnet");
+  REQUIRE(run.status == 0);
+  CHECK(test::relativeError(run.output, expected.f) <= 1e-4);
 
   std::ifstream header(dir / "smallnet.h");
   std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
@@ -105,19 +91,16 @@ TEST_CASE("a library compiled with 3 default threads and run with set_num_thread
   options.threads = 3;
   compiler::emitSharedLibrary(model, options, (dir / "libsmallnet.so").string(), "");
 
-  std::string driver = (dir / "abi_driver").string();
-  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
-  REQUIRE(std::system(build.c_str()) == 0);
+  REQUIRE(test::buildAbiDriver(dir / "abi_driver") == 0);
   ir::Tensor input = test::normalTensor({2, 3, 11, 9}, 42);
-  writeRaw(dir / "in.bin", input.f);
   auto expected = runtime::runReference(ir::loadModelRaw((dir / "smallnet.json").string()),
                                         {{"image", input}})
                       .at("scores");
   for (std::string threads : {"", "2"}) {
     CAPTURE(threads);
-    std::string run = driver + " " + (dir / "libsmallnet.so").string() + " " + (dir / "in.bin").string() +
-                      " " + (dir / "out.bin").string() + " " + threads;
-    REQUIRE(std::system(run.c_str()) == 0);
-    CHECK(test::relativeError(readRaw(dir / "out.bin", expected.f.size()), expected.f) <= 1e-4);
+    test::AbiDriverRun run = test::runAbiDriver(dir / "abi_driver", dir / "libsmallnet.so", input,
+                                                expected.f.size(), dir / "smallnet", "", threads);
+    REQUIRE(run.status == 0);
+    CHECK(test::relativeError(run.output, expected.f) <= 1e-4);
   }
 }

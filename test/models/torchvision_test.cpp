@@ -5,6 +5,7 @@
 #include "compiler/SharedLibrary.h"
 #include "ir/Npy.h"
 #include "ir/import/ModelLoader.h"
+#include "test/support/AbiDriver.h"
 #include "test/support/Compare.h"
 
 #include <catch2/catch.hpp>
@@ -29,18 +30,11 @@ std::vector<float> runSharedLibrary(const compiler::PolyhedralModel &model, cons
   compiler::emitSharedLibrary(model, {}, so.string(), "");
   // One driver per model: the tests run in parallel (ctest -j) and must not rebuild a binary
   // another one is executing.
-  std::string driver = (dir / ("abi_driver_" + stem)).string();
-  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
-  REQUIRE(std::system(build.c_str()) == 0);
-  std::ofstream(dir / (stem + ".in"), std::ios::binary)
-      .write(reinterpret_cast<const char *>(input.f.data()), static_cast<std::streamsize>(input.f.size() * 4));
-  std::string run = driver + " " + so.string() + " " + (dir / (stem + ".in")).string() + " " +
-                    (dir / (stem + ".out")).string() + " > /dev/null";
-  REQUIRE(std::system(run.c_str()) == 0);
-  std::vector<float> out(outputSize);
-  std::ifstream(dir / (stem + ".out"), std::ios::binary)
-      .read(reinterpret_cast<char *>(out.data()), static_cast<std::streamsize>(outputSize * 4));
-  return out;
+  fs::path driver = dir / ("abi_driver_" + stem);
+  REQUIRE(test::buildAbiDriver(driver) == 0);
+  test::AbiDriverRun run = test::runAbiDriver(driver, so, input, outputSize, dir / stem);
+  REQUIRE(run.status == 0);
+  return run.output;
 }
 
 void checkAgainstPyTorch(const std::string &stem) {

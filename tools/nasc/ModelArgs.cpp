@@ -27,7 +27,8 @@ void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross) {
   if (cross)
     cmd.add_option("--target", args.triple,
                    "native (this machine's triple) or another LLVM triple, e.g. "
-                   "aarch64-linux-gnu to cross-compile (docs/targets.md)")
+                   "aarch64-linux-gnu to cross-compile; `compile` links it with Debian's "
+                   "<triple>-gcc, or $CC (docs/targets.md)")
         ->capture_default_str();
 }
 
