@@ -13,6 +13,9 @@ namespace nasc::bench {
 
 namespace {
 
+/// Trials of a measurement: many short ones, so that some run without being preempted.
+constexpr int kTrials = 100;
+
 /// FMA multiplier and addend: acc = acc·a + b converges to b / (1 - a) = 1, never overflows or
 /// goes subnormal. Volatile so that the compiler cannot fold the chains.
 volatile float fmaA = 0.9999999f, fmaB = 1e-7f;
@@ -97,9 +100,9 @@ FmaPeak measureFmaPeak(double seconds) {
   const int64_t probe = 1 << 16;
   double probeSeconds = std::max(secondsOf(kernel, probe), 1e-6);
   const auto iterations =
-      std::max<int64_t>(probe, static_cast<int64_t>(probe * seconds / 5 / probeSeconds));
+      std::max<int64_t>(probe, static_cast<int64_t>(probe * seconds / kTrials / probeSeconds));
   double best = 0;
-  for (int trial = 0; trial < 5; ++trial)
+  for (int trial = 0; trial < kTrials; ++trial)
     best = std::max(best, kernel.flopsPerIteration * static_cast<double>(iterations) /
                               secondsOf(kernel, iterations));
   return {kernel.isa, best * 1e-9};

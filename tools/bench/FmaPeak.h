@@ -16,7 +16,8 @@ struct FmaPeak {
 /// AVX-512F (16 lanes, 24 chains in 32 zmm registers) or AVX2 + FMA (8 lanes, 12 chains in 16 ymm
 /// registers), enough chains to hide an FMA latency of 4-6 cycles on two FMA pipes. Only those
 /// functions are compiled for their ISA (__attribute__((target))), so the binary runs anywhere.
-/// Best of 5 trials of about `seconds` / 5 each. Without FMA (or off x86) returns {"none", 0}.
+/// Best of 100 trials of about `seconds` / 100 each (short, so that on a loaded machine some
+/// trials run without being preempted). Without FMA (or off x86) returns {"none", 0}.
 FmaPeak measureFmaPeak(double seconds);
 
 } // namespace nasc::bench

@@ -89,6 +89,8 @@ nlohmann::json layerJson(const LayerResult &r, const std::vector<LayerResult> &r
   }
   j.update({{"nasc_ms", r.nascSeconds * 1e3},
             {"onednn_ms", r.onednnSeconds * 1e3},
+            {"nasc_min_ms", r.nascBestSeconds * 1e3},
+            {"onednn_min_ms", r.onednnBestSeconds * 1e3},
             {"nasc_over_onednn", ratio(r)},
             {"nasc_gflops", gflops(s.flops(), r.nascSeconds)},
             {"onednn_gflops", gflops(s.flops(), r.onednnSeconds)},
@@ -125,16 +127,18 @@ void printHeader(const RunInfo &info) {
               info.cpuModel.c_str(), info.llvmCpu.c_str(), info.nascLanes);
   std::printf("fp32 FMA peak, one core (%s): %.1f GFLOP/s\n", info.peakBefore.isa.c_str(),
               info.peakBefore.gflops);
-  std::printf("timing: alternating nasc, oneDNN; median of >= %d runs and >= %.2f s per side; "
+  std::printf("timing: alternating nasc, oneDNN; median (and minimum) of >= %d runs and >= %.2f s "
+              "per side; "
               "outputs agree within relative error %.0e\n",
               info.minRuns, info.minSeconds, info.tolerance);
   std::printf("load average (1, 5, 15 min) at start: %s\n\n", info.loadBefore.c_str());
 }
 
 void printTableHeading() {
-  std::printf("| layer | shape | MFLOP | nasc ms | oneDNN ms | nasc/oneDNN | nasc GFLOP/s | oneDNN "
-              "GFLOP/s | nasc %% of peak | rel. error | nasc compile s | oneDNN impl |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::printf("| layer | shape | MFLOP | nasc ms | oneDNN ms | nasc/oneDNN | (minima) | nasc "
+              "GFLOP/s | oneDNN GFLOP/s | nasc %% of peak | rel. error | nasc compile s | oneDNN "
+              "impl |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
 }
 
 void printLayerRow(const LayerResult &r, const RunInfo &info) {
@@ -144,9 +148,11 @@ void printLayerRow(const LayerResult &r, const RunInfo &info) {
                 r.layer.shape.describe().c_str(), flops * 1e-6, r.error.c_str());
   } else {
     const double nascGflops = gflops(flops, r.nascSeconds);
-    std::printf("| %s | %s | %.1f | %.3f | %.3f | %.2f | %.1f | %.1f | %.1f | %.1e%s | %.2f | %s |\n",
+    std::printf("| %s | %s | %.1f | %.3f | %.3f | %.2f | %.2f | %.1f | %.1f | %.1f | %.1e%s | %.2f "
+                "| %s |\n",
                 r.layer.name.c_str(), r.layer.shape.describe().c_str(), flops * 1e-6,
-                r.nascSeconds * 1e3, r.onednnSeconds * 1e3, ratio(r), nascGflops,
+                r.nascSeconds * 1e3, r.onednnSeconds * 1e3, ratio(r),
+                r.nascBestSeconds / r.onednnBestSeconds, nascGflops,
                 gflops(flops, r.onednnSeconds),
                 info.peakGflops() > 0 ? 100 * nascGflops / info.peakGflops() : 0.0,
                 r.relativeError, r.correct ? "" : " **MISMATCH**", r.compileSeconds,

@@ -14,7 +14,8 @@ namespace nasc::bench {
 /// either side (then nothing else is set).
 struct LayerResult {
   BenchLayer layer;
-  double nascSeconds = 0, onednnSeconds = 0; ///< Medians per call.
+  double nascSeconds = 0, onednnSeconds = 0;         ///< Medians per call.
+  double nascBestSeconds = 0, onednnBestSeconds = 0; ///< Minima per call.
   double compileSeconds = 0;                 ///< nasc's lowering + JIT compilation, wall.
   int runs = 0;                              ///< Timed calls of each side.
   double relativeError = 0; ///< max |nasc - oneDNN| / max |oneDNN| on the layer's output.
@@ -39,8 +40,9 @@ struct RunInfo {
 void printHeader(const RunInfo &info);
 /// The markdown heading of the layer table.
 void printTableHeading();
-/// One markdown row: name, shape, MFLOP, nasc ms, oneDNN ms, nasc/oneDNN, GFLOP/s of both,
-/// nasc's % of peak, relative error, nasc's compile seconds and oneDNN's implementation.
+/// One markdown row: name, shape, MFLOP, nasc ms, oneDNN ms (medians), nasc/oneDNN of the
+/// medians and of the minima, GFLOP/s of both (medians), nasc's % of peak, relative error,
+/// nasc's compile seconds and oneDNN's implementation.
 void printLayerRow(const LayerResult &result, const RunInfo &info);
 /// After the table: the geometric mean of nasc/oneDNN over the correct layers of each group,
 /// and for each variant whose original was measured: time(variant) / time(original) of both

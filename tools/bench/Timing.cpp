@@ -34,7 +34,8 @@ AlternatingTiming timeAlternating(const std::function<void()> &first,
     totalA += a.back();
     totalB += b.back();
   }
-  return {median(a), median(b), static_cast<int>(a.size())};
+  return {median(a), median(b), *std::min_element(a.begin(), a.end()),
+          *std::min_element(b.begin(), b.end()), static_cast<int>(a.size())};
 }
 
 } // namespace nasc::bench

@@ -104,6 +104,8 @@ LayerResult measureLayer(const BenchLayer &layer, const Settings &s, const dnnl:
     AlternatingTiming t = timeAlternating(runNasc, runOnednn, s.repeat, s.minSeconds);
     r.nascSeconds = t.first;
     r.onednnSeconds = t.second;
+    r.nascBestSeconds = t.firstMin;
+    r.onednnBestSeconds = t.secondMin;
     r.runs = t.runs;
   } catch (const nasc::Error &e) {
     r.error = std::string("nasc: ") + e.what();
