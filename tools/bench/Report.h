@@ -44,10 +44,11 @@ void printTableHeading();
 /// medians and of the minima, GFLOP/s of both (medians), nasc's % of peak, relative error,
 /// nasc's compile seconds and oneDNN's implementation.
 void printLayerRow(const LayerResult &result, const RunInfo &info);
-/// After the table: the geometric mean of nasc/oneDNN over the correct layers of each group,
-/// and for each variant whose original was measured: time(variant) / time(original) of both
-/// libraries against FLOP(variant) / FLOP(original), and whether nasc's time share is within
-/// 1.5x the FLOP share (issue #11's bound).
+/// After the table: the geometric mean and the worst of nasc/oneDNN over the correct layers of
+/// each group (of the medians and of the minima), and for each variant whose original was
+/// measured: time(variant) / time(original) of both libraries (medians; nasc's also of the
+/// minima) against FLOP(variant) / FLOP(original), and whether nasc's median time share is
+/// within 1.5x the FLOP share (issue #11's bound).
 void printSummary(const std::vector<LayerResult> &results, const RunInfo &info);
 
 /// Writes `info` and `results` as JSON to `path`. Throws nasc::Error if it cannot be written.
