@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything nasc needs on Debian 12 from Debian's archive (apt-get only).
-# Usage: scripts/install-deps.sh [build|test]
+# Usage: scripts/install-deps.sh [build|bench|test]
 #   build: compiler toolchain and libraries (enough for `nasc compile` and the demo)
-#   test:  build + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, and
-#          the AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md)
+#   bench: build + oneDNN (libdnnl-dev) for tools/bench/layer_bench, the per-layer benchmark
+#   test:  bench + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, the
+#          AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md); the
+#          test suite includes a smoke run of layer_bench
 set -euo pipefail
 profile=${1:-build}
 
@@ -12,14 +14,19 @@ build_pkgs=(
   libisl-dev llvm-19-dev libeigen3-dev catch2 libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
 )
+bench_pkgs=(libdnnl-dev)
 test_pkgs=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   libonnx-testdata dataset-fashion-mnist
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 
-pkgs=("${build_pkgs[@]}")
-[ "$profile" = test ] && pkgs+=("${test_pkgs[@]}")
+case "$profile" in
+  build) pkgs=("${build_pkgs[@]}") ;;
+  bench) pkgs=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  test) pkgs=("${build_pkgs[@]}" "${bench_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "install-deps.sh: unknown profile '$profile' (build, bench or test)" >&2; exit 1 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
