@@ -41,11 +41,12 @@ class SpecBuilder:
         self.nodes.append(entry)
         return name
 
-    def conv(self, name, x, in_channels, out_channels, kernel, stride, pad):
-        weight = self.he_normal(name + ".weight", [out_channels, in_channels, kernel, kernel])
+    def conv(self, name, x, in_channels, out_channels, kernel, stride, pad, group=1):
+        weight = self.he_normal(name + ".weight",
+                                [out_channels, in_channels // group, kernel, kernel])
         return self.node(name, "Conv", [x, weight], {
             "kernel_shape": [kernel, kernel], "strides": [stride, stride],
-            "pads": [pad, pad, pad, pad], "dilations": [1, 1], "group": 1})
+            "pads": [pad, pad, pad, pad], "dilations": [1, 1], "group": group})
 
     def batch_norm(self, name, x, channels):
         params = [self.constant(name + ".weight", [channels], "ones"),

@@ -1,5 +1,6 @@
 #include "compiler/transforms/BlockChannels.h"
 
+#include "compiler/transforms/ConvStatement.h"
 #include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/TransformErrors.h"
 
@@ -9,38 +10,21 @@ namespace nasc::compiler {
 
 namespace {
 
-/// A dense convolution statement O[n, k, ..] += I[n, c, ..] · W[k, c, ..]: its kernel tensors
-/// and its output (k) and input (c) channel iterators.
-struct Conv {
-  int out = -1, in = -1, weights = -1;
-  size_t k = 0, c = 0;
+/// How block_channels vectorizes a conv over x output channels:
+///  - Broadcast (x divides Kg): the x channels share each input element, one broadcast;
+///  - Channelwise (Cg = 1, Kg divides x < Kg·G: depthwise): lane j of the vector reads input
+///    channel (output channel)/Kg; with Kg > 1 the input is first repeated Kg times.
+enum class Blocking { Broadcast, Channelwise };
+
+/// A matched conv with the blocking chosen for it.
+struct Conv : ConvStatement {
+  Blocking blocking = Blocking::Broadcast;
 };
 
-bool isReduction(const ir::Statement &st, int d) {
-  return d >= 0 && static_cast<size_t>(d) < st.reduction.size() && st.reduction[d];
-}
-
-/// Matches `st` as a Conv; returns why it is not one, or "".
-std::string matchConv(const ir::Statement &st, Conv &conv) {
-  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
-      st.value.args.at(0).op != ir::Expr::Op::Load || st.value.args.at(1).op != ir::Expr::Op::Load)
-    return "it is not an Add update of a product of two loads (O += I · W)";
-  if (!st.constraints.empty())
-    return "its domain is not a box (apply pad_input first)";
-  const ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
-  if (o.index.size() != 4 || i.index.size() != 4 || w.index.size() != 4)
-    return "its output, input and weights are not 4-d (NCHW, NCHW, OIHW)";
-  const int k = plainIterator(o.index[1]), c = plainIterator(i.index[1]);
-  if (k < 0 || isReduction(st, k))
-    return "its output channel index " + o.index[1].toString(st.iterators) +
-           " is not one output iterator (a grouped convolution)";
-  if (c < 0 || !isReduction(st, c))
-    return "its input channel index " + i.index[1].toString(st.iterators) +
-           " is not one reduction iterator (a grouped convolution)";
-  if (plainIterator(w.index[0]) != k || plainIterator(w.index[1]) != c)
-    return "its weights are not indexed W[k, c, ..] by its channel iterators";
-  conv = {o.tensor, i.tensor, w.tensor, static_cast<size_t>(k), static_cast<size_t>(c)};
-  return "";
+/// Whether the conv reads its input repeated (a depthwise conv with channel multiplier Kg > 1
+/// vectorized over channels).
+bool repeatsInput(const Conv &conv) {
+  return conv.blocking == Blocking::Channelwise && conv.outPerGroup > 1;
 }
 
 bool writes(const ir::Statement &st, int tensor) { return st.write.tensor == tensor; }
@@ -69,12 +53,13 @@ bool isPrivateTemp(const ir::Program &program, size_t call, int tensor) {
   return true;
 }
 
-/// Why the statements of `kernel` accessing `tensor` cannot all split their channel iterator by
-/// `block`, or "".
-std::string splitRefusal(const ir::Kernel &kernel, int tensor, int64_t block) {
+/// Why the statements of `kernel` accessing `tensor`, but the conv `conv`, cannot all split
+/// their channel iterator by `block`, or "".
+std::string splitRefusal(const ir::Kernel &kernel, int tensor, int64_t block,
+                         const std::string &conv) {
   const std::string &name = kernel.tensors.at(static_cast<size_t>(tensor)).name;
   for (const ir::Statement &st : kernel.statements) {
-    if (!accessesTensor(st, tensor))
+    if (st.name == conv || !accessesTensor(st, tensor))
       continue;
     const int d = channelIterator(st, tensor);
     if (d < 0)
@@ -89,7 +74,8 @@ std::string splitRefusal(const ir::Kernel &kernel, int tensor, int64_t block) {
 }
 
 /// Why O, the output of the conv, cannot move to the blocked layout, or "".
-std::string outputRefusal(const ir::Kernel &kernel, int out, int64_t block) {
+std::string outputRefusal(const ir::Kernel &kernel, int out, int64_t block,
+                          const std::string &conv) {
   auto first = std::find_if(kernel.statements.begin(), kernel.statements.end(),
                             [&](const ir::Statement &st) { return accessesTensor(st, out); });
   ir::Statement head = *first;
@@ -97,45 +83,73 @@ std::string outputRefusal(const ir::Kernel &kernel, int out, int64_t block) {
   if (!writes(*first, out) || first->update != ir::Update::Assign || accessesTensor(head, out))
     return "statement " + first->name + " reads the output " +
            kernel.tensors[static_cast<size_t>(out)].name + " before the kernel writes it";
-  return splitRefusal(kernel, out, block);
+  return splitRefusal(kernel, out, block, conv);
 }
 
-/// Why the input I of the conv cannot move to the blocked layout, or "".
-std::string inputRefusal(const ir::Program &program, size_t call, const Conv &conv,
-                         int64_t inputBlock) {
+/// Why the input I of the conv cannot move to the blocked layout (or, for a repeated input,
+/// be read where it is), or "".
+std::string inputRefusal(const ir::Program &program, size_t call, const ir::Statement &st,
+                         const Conv &conv, int64_t inputBlock) {
   const ir::Kernel &kernel = program.calls[call].kernel;
   if (isPrivateTemp(program, call, conv.in))
-    return splitRefusal(kernel, conv.in, inputBlock);
-  for (const ir::Statement &st : kernel.statements)
-    if (writes(st, conv.in))
-      return "statement " + st.name + " writes the input " +
+    return repeatsInput(conv) ? "" : splitRefusal(kernel, conv.in, inputBlock, st.name);
+  for (const ir::Statement &other : kernel.statements)
+    if (writes(other, conv.in))
+      return "statement " + other.name + " writes the input " +
              kernel.tensors[static_cast<size_t>(conv.in)].name;
   return "";
 }
 
-/// Matches `st` as `conv`, replaces an `inputBlock` of 0 by defaultInputBlock, and returns why
-/// block_channels refuses it, or "".
+std::string count(int64_t n, const std::string &what) {
+  return std::to_string(n) + " " + what;
+}
+
+/// Chooses conv.blocking for output block `block`, replacing an `inputBlock` of 0 by its
+/// default (defaultInputBlock of Cg; the block itself for Channelwise); returns why neither
+/// blocking applies, or "".
+std::string blockingRefusal(Conv &conv, int64_t block, int64_t &inputBlock) {
+  const int64_t K = conv.outPerGroup * conv.groups, Kg = conv.outPerGroup, Cg = conv.inPerGroup;
+  const std::string perGroup = conv.group ? " per group" : "";
+  if (block < 1 || K % block != 0)
+    return "the block " + std::to_string(block) + " does not divide its " +
+           count(K, "output channels");
+  if (Kg % block == 0) {
+    conv.blocking = Blocking::Broadcast;
+    inputBlock = inputBlock == 0 ? defaultInputBlock(Cg, block) : inputBlock;
+    if (inputBlock < 1 || Cg % inputBlock != 0)
+      return "the input block " + std::to_string(inputBlock) + " does not divide its " +
+             count(Cg, "input channels") + perGroup;
+    return "";
+  }
+  if (Cg != 1 || block % Kg != 0)
+    return "the block " + std::to_string(block) + " does not divide its " +
+           count(Kg, "output channels") + perGroup +
+           (Cg == 1 ? ", nor they the block" : " and its groups have " + count(Cg, "input channels") +
+                                                   ", not one (depthwise)");
+  conv.blocking = Blocking::Channelwise;
+  inputBlock = inputBlock == 0 ? block : inputBlock;
+  if (inputBlock != block)
+    return "the input block " + std::to_string(inputBlock) + " of a depthwise convolution is " +
+           "not its block " + std::to_string(block) + " (its vector runs over input channels)";
+  return "";
+}
+
+/// Matches `st` as `conv`, chooses its blocking, replaces an `inputBlock` of 0 by its default,
+/// and returns why block_channels refuses it, or "".
 std::string refusal(const ir::Program &program, size_t call, const ir::Statement &st,
                     int64_t block, int64_t &inputBlock, Conv &conv) {
-  if (std::string why = matchConv(st, conv); !why.empty())
+  if (std::string why = matchConvStatement(st, conv); !why.empty())
     return why;
-  if (inputBlock == 0)
-    inputBlock = defaultInputBlock(st.extents[conv.c], block);
   const ir::KernelCall &kc = program.calls[call];
   const int weights = kc.args.at(static_cast<size_t>(conv.weights));
   if (program.buffers.at(static_cast<size_t>(weights)).kind != ir::BufferKind::Constant)
     return "its weights " + kc.kernel.tensors[static_cast<size_t>(conv.weights)].name +
            " are not a constant";
-  const int64_t K = st.extents[conv.k], C = st.extents[conv.c];
-  if (block < 1 || K % block != 0)
-    return "the block " + std::to_string(block) + " does not divide its " + std::to_string(K) +
-           " output channels";
-  if (inputBlock < 1 || C % inputBlock != 0)
-    return "the input block " + std::to_string(inputBlock) + " does not divide its " +
-           std::to_string(C) + " input channels";
-  if (std::string why = outputRefusal(kc.kernel, conv.out, block); !why.empty())
+  if (std::string why = blockingRefusal(conv, block, inputBlock); !why.empty())
     return why;
-  return inputRefusal(program, call, conv, inputBlock);
+  if (std::string why = outputRefusal(kc.kernel, conv.out, block, st.name); !why.empty())
+    return why;
+  return inputRefusal(program, call, st, conv, inputBlock);
 }
 
 /// Splits the channel iterator of `st`'s accesses to `tensor` by `block` and makes those
@@ -260,17 +274,75 @@ int blockInput(ir::Program &program, size_t call, const std::string &statement, 
   return target;
 }
 
-/// The conv statement over the blocked tensors: k and c split, W' indexed [k0, c0, r, s, c1, k1].
-void blockConvStatement(ir::Statement &st, const Conv &conv, int out, int in, int64_t x,
+/// Adds I'' [N, K/x, H, W, x]: the conv's input I [N, C, H, W] with each channel repeated
+/// m = K/C times, in nChw[x]c (m dividing x): I''[n, c0, h, w, m·c1 + j] = I[n, (x/m)·c0 + c1,
+/// h, w], filled by a statement put before the first statement on the output O. Returns I''.
+int repeatInput(ir::Program &program, size_t call, int in, int out, int64_t m, int64_t x) {
+  const ir::TensorDecl i = program.calls[call].kernel.tensors[static_cast<size_t>(in)];
+  const ir::Shape shape{i.shape[0], i.shape[1] * m / x, i.shape[2], i.shape[3], x};
+  const int target =
+      addTempTensor(program, call, blockedName(i.name + "_repeat" + std::to_string(m), x), shape);
+  ir::Kernel &kernel = program.calls[call].kernel;
+  ir::Statement copy = boxStatement(freshStatementName(kernel),
+                                    {i.shape[0], i.shape[1], i.shape[2], i.shape[3], m}, target,
+                                    {0, 0, 0, 0, 0});
+  copy.iterators.back() = "j";
+  copy.value = ir::Expr::load({in, {copy.write.index.begin(), copy.write.index.end() - 1}});
+  const SplitIterators c = splitIterator(copy, 1, x / m, 3);
+  auto iter = [&](size_t d) { return ir::AffineExpr::iter(copy.depth(), d); };
+  copy.write.index = {iter(0), iter(c.outer), iter(2), iter(3), iter(c.inner) * m + iter(5)};
+  auto first = std::find_if(kernel.statements.begin(), kernel.statements.end(),
+                            [&](const ir::Statement &st) { return accessesTensor(st, out); });
+  kernel.statements.insert(first, std::move(copy));
+  return target;
+}
+
+/// `e` = x·a + b, with b iterator `inner` and every other coefficient and the constant of `e`
+/// multiples of x (a channel index split by x), as the blocked index pair (a, b).
+std::pair<ir::AffineExpr, ir::AffineExpr> blockedIndex(const ir::AffineExpr &e, size_t inner,
+                                                       int64_t x) {
+  const ir::AffineExpr b = ir::AffineExpr::iter(e.coeffs.size(), inner);
+  ir::AffineExpr a = e - b;
+  for (int64_t &coeff : a.coeffs)
+    coeff /= x;
+  a.constant /= x;
+  return {a, b};
+}
+
+/// The Broadcast conv statement over the blocked tensors: k split by x and c by y,
+/// O'[n, a, oh, ow, k1] with Kg·g + k = x·a + k1, I'[n, b, h, w, c1] with Cg·g + c = y·b + c1,
+/// W'[a, c0, r, s, c1, k1] (dense: a = k0, b = c0).
+void broadcastStatement(ir::Statement &st, const Conv &conv, int out, int in, int64_t x,
                         int64_t y) {
-  SplitIterators k = blockAccesses(st, conv.out, out, x);
-  const SplitIterators c = blockAccesses(st, conv.in, in, y);
+  SplitIterators k = splitIterator(st, conv.k, x);
+  const SplitIterators c = splitIterator(st, shifted(conv.c, k), y);
   k = {shifted(k.outer, c), shifted(k.inner, c)};
-  const ir::Access moved = st.value.args[1].access;
+  ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
+  const auto [ko, ki] = blockedIndex(o.index[1], k.inner, x);
+  const auto [io, ii] = blockedIndex(i.index[1], c.inner, y);
+  const auto [co, ci] = blockedIndex(w.index[1], c.inner, y);
+  o = {out, {o.index[0], ko, o.index[2], o.index[3], ki}};
+  i = {in, {i.index[0], io, i.index[2], i.index[3], ii}};
+  w = {w.tensor, {ko, co, w.index[2], w.index[3], ci, ki}};
+}
+
+/// The Channelwise conv statement over the blocked tensors: c' (one value) removed, the input
+/// read at the output channel Kg·g + k' (the repeated input when Kg > 1), g and k' merged into
+/// k and k split by x: O'[n, k0, oh, ow, k1] += I'[n, k0, h, w, k1] · W'[k0, 0, r, s, 0, k1].
+void channelwiseStatement(ir::Statement &st, const Conv &conv, int out, int in, int64_t x) {
+  auto after = [&](size_t d, size_t removed) { return d > removed ? d - 1 : d; };
+  removeUnitIterator(st, conv.c);
+  const size_t g = after(*conv.group, conv.c), kg = after(conv.k, conv.c);
+  st.value.args[0].access.index[1] = st.write.index[1];
+  if (!mergeIterators(st, g, kg, "k"))
+    throw Error("block_channels: statement " + st.name + " uses g and k' apart");
+  const SplitIterators k = splitIterator(st, after(g, kg), x);
   auto iter = [&](size_t d) { return ir::AffineExpr::iter(st.depth(), d); };
-  st.value.args[1].access = {moved.tensor,
-                             {iter(k.outer), iter(c.outer), moved.index[2], moved.index[3],
-                              iter(c.inner), iter(k.inner)}};
+  const ir::AffineExpr zero = ir::AffineExpr::constant_(st.depth(), 0);
+  ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
+  o = {out, {o.index[0], iter(k.outer), o.index[2], o.index[3], iter(k.inner)}};
+  i = {in, {i.index[0], iter(k.outer), i.index[2], i.index[3], iter(k.inner)}};
+  w = {w.tensor, {iter(k.outer), zero, w.index[2], w.index[3], zero, iter(k.inner)}};
 }
 
 const ir::Statement &requireStatement(const ir::Program &program, size_t call,
@@ -309,11 +381,17 @@ int64_t blockChannels(ir::Program &program, size_t call, const std::string &stat
   if (std::string why = refusal(program, call, found, block, inputBlock, conv); !why.empty())
     throw NotBlockable("block_channels: statement " + statement + " of kernel '" +
                        program.calls[call].kernel.name + "' cannot take blocked layouts: " + why);
-  blockWeights(program, call, conv.weights, statement, block, inputBlock);
-  const int in = blockInput(program, call, statement, conv.in, inputBlock);
+  const bool broadcast = conv.blocking == Blocking::Broadcast;
+  blockWeights(program, call, conv.weights, statement, block, broadcast ? inputBlock : 1);
+  const int in = repeatsInput(conv) ? repeatInput(program, call, conv.in, conv.out,
+                                                  conv.outPerGroup, block)
+                                    : blockInput(program, call, statement, conv.in, inputBlock);
   const int out = blockOutput(program, call, statement, conv.out, block);
-  blockConvStatement(*findStatement(program.calls[call].kernel, statement), conv, out, in, block,
-                     inputBlock);
+  ir::Statement &st = *findStatement(program.calls[call].kernel, statement);
+  if (broadcast)
+    broadcastStatement(st, conv, out, in, block, inputBlock);
+  else
+    channelwiseStatement(st, conv, out, in, block);
   return inputBlock;
 }
 

@@ -1,10 +1,13 @@
 // block_channels: the blocked channel layouts of a convolution statement, oneDNN's nChw[x]c for
-// activations and OIhw[y]i[x]o for weights. The statement's output channel loop k becomes
-// (k0, k1) with k1 < x innermost among the output loops, its input channel loop c becomes
-// (c0, c1) with c1 < y innermost among the reduction loops:
+// activations and OIhw[y]i[x]o for weights. For a dense conv the statement's output channel
+// loop k becomes (k0, k1) with k1 < x innermost among the output loops, its input channel loop
+// c becomes (c0, c1) with c1 < y innermost among the reduction loops:
 //   O'[n, k0, oh, ow, k1] += I'[n, c0, h, w, c1] · W'[k0, c0, r, s, c1, k1]
 // so a vector of x output channels is one contiguous load/store of O' and of W', and an input
-// element is one broadcast shared by the whole vector.
+// element is one broadcast shared by the whole vector. A grouped conv (k = Kg·g + k',
+// c = Cg·g + c') takes the same layouts, blocked inside each group; a depthwise conv (Cg = 1)
+// with fewer output channels per group than x is vectorized over channels instead: lane j of
+// the vector reads input channel j (repeated Kg times for a channel multiplier Kg).
 #pragma once
 
 #include "ir/Error.h"
@@ -15,10 +18,11 @@
 
 namespace nasc::compiler {
 
-/// The statement cannot take blocked channel layouts: it is not a dense convolution
-/// O[n,k,h,w] += I[n,c,..] · W[k,c,..] over a box, its weights are not a constant, a block does
-/// not divide its channel count, or another statement accesses the blocked tensor in a way the
-/// split cannot follow. `what()` says which.
+/// The statement cannot take blocked channel layouts: it is not a convolution
+/// O[n,k,h,w] += I[n,c,..] · W[k,c,..] (dense) or O[n,Kg·g+k',..] += I[n,Cg·g+c',..] ·
+/// W[Kg·g+k',c',..] (grouped) over a box, its weights are not a constant, a block does not fit
+/// its channels per group, or another statement accesses the blocked tensor in a way the split
+/// cannot follow. `what()` says which.
 class NotBlockable : public Error {
 public:
   explicit NotBlockable(const std::string &message) : Error(message) {}
@@ -35,11 +39,22 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
                                  int64_t inputBlock = 0);
 
 /// block_channels of statement `statement` of the kernel of program.calls[call], with output
-/// channel block `block` (x, a multiple of nothing but dividing K) and input channel block
-/// `inputBlock` (y dividing C; 0 takes defaultInputBlock(C, x)). For the conv's tensors:
-///  - weights W [K, C, R, S] (a Constant): replaced at compile time by W' [K/x, C/y, R, S, y, x],
-///    W'[k0, c0, r, s, c1, k1] = W[x·k0 + k1, y·c0 + c1, r, s] (a new buffer when another kernel
-///    or statement uses W);
+/// channel block `block` (x, dividing K) and input channel block `inputBlock` (y; 0 takes the
+/// default below). Two forms, by the channels per group Kg = K/G and Cg = C/G (G = 1 dense):
+///  - x divides Kg (dense and grouped convs): y must divide Cg (default defaultInputBlock(Cg,
+///    x)). The conv computes O'[n, a, oh, ow, k'1] += I'[n, b, h, w, c'1] · W'[a, c'0, r, s,
+///    c'1, k'1] with k' and c' split by x and y, a = (Kg/x)·g + k'0 and b = (Cg/y)·g + c'0, so
+///    the blocked channel index of O' and I' is the one of a dense conv (x·a + k'1 = Kg·g + k')
+///    and the activations keep nChw[x]c between grouped and dense convs;
+///  - Cg = 1 and Kg divides x (depthwise, channel multiplier Kg): y must be x (or 0). g and k'
+///    merge into the output channel k = Kg·g + k', split by x: O'[n, k0, oh, ow, k1] +=
+///    I'[n, k0, h, w, k1] · W'[k0, 0, r, s, 0, k1]: a vector of x channels reads x contiguous
+///    input channels. With Kg > 1 the input is I'' [N, K/x, H, W, x], I with each channel
+///    repeated Kg times, filled by a statement put before the first statement on O.
+/// For the conv's tensors:
+///  - weights W [K, Cg, R, S] (a Constant): replaced at compile time by W' [K/x, Cg/y, R, S, y,
+///    x], W'[k0, c0, r, s, c1, k1] = W[x·k0 + k1, y·c0 + c1, r, s] (y = 1 for the depthwise
+///    form; a new buffer when another kernel or statement uses W);
 ///  - output O [N, K, OH, OW]: every statement of the kernel accessing it (bias, ReLU, residual
 ///    Add, ...) splits its channel iterator the same way and accesses O' [N, K/x, OH, OW, x]
 ///    instead; O' is a new Temp buffer, copied to O by a statement added last (iterators

@@ -221,16 +221,21 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
                                        const codegen::VectorUnit &unit) {
   std::vector<const ir::Access *> loads;
   collectLoads(st.value, loads);
-  auto usedAlong = [&](size_t d, bool along) {
-    return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
-      return usesIterator(*a, width) == along && usesIterator(*a, d);
-    });
+  auto anyLoad = [&](const std::function<bool(const ir::Access &)> &f) {
+    return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) { return f(*a); });
   };
-  std::optional<size_t> J = lastOutputDim(st, width, [&](size_t d) { return !usedAlong(d, true); });
+  auto along = [&](const ir::Access &a) { return usesIterator(a, width); };
+  std::optional<size_t> J = lastOutputDim(st, width, [&](size_t d) {
+    return anyLoad([&](const ir::Access &a) { return along(a) && !usesIterator(a, d); });
+  });
   if (!J)
     return std::nullopt;
-  std::optional<size_t> K = lastOutputDim(
-      st, width, [&](size_t d) { return d != *J && usedAlong(d, true) && !usedAlong(d, false); });
+  std::optional<size_t> K = lastOutputDim(st, width, [&](size_t d) {
+    auto broadcast = [&](const ir::Access &a) { return !along(a); };
+    return d != *J && anyLoad([&](const ir::Access &a) { return along(a) && usesIterator(a, d); }) &&
+           anyLoad(broadcast) &&
+           !anyLoad([&](const ir::Access &a) { return broadcast(a) && usesIterator(a, d); });
+  });
   const int64_t budget = std::min<int64_t>(kMaxTileAccumulators, unit.registers - 4);
   int64_t bestJam = 1, bestRows = largestDivisor(st.extents[*J], budget);
   if (K && st.extents[*K] % 2 == 0) {
@@ -248,13 +253,15 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   return tile;
 }
 
-/// The block_channels block of a conv with `K` output channels: the vector's lanes, halved
-/// until it divides K; 0 below kMinChannelBlock.
-int channelBlock(int64_t K, const codegen::VectorUnit &unit) {
-  int block = unit.lanes;
-  while (block >= kMinChannelBlock && K % block != 0)
-    block /= 2;
-  return block >= kMinChannelBlock ? block : 0;
+/// The block_channels block of statement `name` of program.calls[call]: the first of the
+/// vector's lanes, halved while at least kMinChannelBlock, that block_channels accepts (it
+/// divides the output channels per group, or a depthwise conv's channels); 0 if none.
+int channelBlock(const ir::Program &program, size_t call, const std::string &name,
+                 const codegen::VectorUnit &unit) {
+  for (int block = unit.lanes; block >= kMinChannelBlock; block /= 2)
+    if (blockChannelsRefusal(program, call, name, block).empty())
+      return block;
+  return 0;
 }
 
 } // namespace
@@ -293,13 +300,8 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
       steps.push_back({"pad_input", {name}, {}});
     }
   for (const std::string &name : names) {
-    const ir::Kernel &kernel = program.calls[call].kernel;
-    const ir::Statement &st = *findStatement(kernel, name);
-    if (st.write.index.size() != 4)
-      continue;
-    const int block =
-        channelBlock(kernel.tensors.at(static_cast<size_t>(st.write.tensor)).shape[1], unit);
-    if (block == 0 || !blockChannelsRefusal(program, call, name, block).empty())
+    const int block = channelBlock(program, call, name, unit);
+    if (block == 0)
       continue;
     const int inputBlock = static_cast<int>(blockChannels(program, call, name, block));
     steps.push_back({"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});

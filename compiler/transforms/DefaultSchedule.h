@@ -1,7 +1,7 @@
 // The schedule nasc uses when no schedule file names a kernel, as a trace of primitives: layout
-// steps (pad_input for padded convolutions, block_channels for dense ones: NCHW[16]c with
-// AVX-512, NCHW[8]c with AVX2), a register tile where the domain is a box,
-// each reduction statement's reduction loops moved inside (so the innermost loop is a
+// steps (pad_input for padded convolutions, block_channels for dense, grouped and depthwise
+// ones, the block sized from the target's vector unit), a register tile where the domain is a
+// box, each reduction statement's reduction loops moved inside (so the innermost loop is a
 // contiguous output dimension that LLVM vectorizes), then its outermost parallel loop marked.
 #pragma once
 
@@ -74,12 +74,14 @@ inline constexpr int kMinChannelBlock = 4;
 /// pad_input), defaultLoopOrder is the identity or a load reads along its innermost dimension O
 /// with a stride other than 1 element. Two shapes:
 ///  - O is one vector (at least kMinChannelBlock and dividing unit.lanes, e.g. k1 of a
-///    block_channels conv): j iterations of K (k0: used by the loads along O, not by the
-///    others, which are broadcast to the j vectors) times r of J (ow: the innermost output
-///    dimension before O that no load along O uses) times O whole. j in {2, 1} dividing K and r
-///    the largest divisor of J's extent with r·j at most kMaxTileAccumulators and
-///    unit.registers − 4; the largest r·j wins, then the larger j (measured,
-///    docs/performance.md);
+///    block_channels conv): j iterations of K times r of J (ow: the innermost output dimension
+///    before O that some load along O does not use, so that load, the weight vector, is shared
+///    by the r columns) times O whole. K (k0 of a dense conv, k'0 of a grouped one) is used by
+///    the loads along O and by none of the others, the broadcast loads shared by the j vectors;
+///    a statement without broadcast loads (a depthwise conv vectorized over channels) has no K
+///    and j = 1. j in {2, 1} dividing K and r the largest divisor of J's extent with r·j at
+///    most kMaxTileAccumulators and unit.registers − 4; the largest r·j wins, then the larger
+///    j (measured, docs/performance.md);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
@@ -87,9 +89,9 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
 
 /// Applies the default layout steps to the kernel of program.calls[call] and returns them, in
 /// order: pad_input of each zero-padded convolution statement (compiler/transforms/PadInput.h),
-/// then block_channels (BlockChannels.h) of each convolution it applies to, with block the
-/// vector's lanes halved until it divides K (at least kMinChannelBlock) and input block
-/// defaultInputBlock.
+/// then block_channels (BlockChannels.h) of each convolution (dense, grouped or depthwise) it
+/// applies to, with block the first of the vector's lanes, halved while at least
+/// kMinChannelBlock, that block_channels accepts, and its default input block.
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
                                              const codegen::VectorUnit &unit);
 

@@ -1,5 +1,7 @@
 #include "compiler/transforms/KernelEdit.h"
 
+#include "ir/Error.h"
+
 #include <algorithm>
 #include <cctype>
 #include <utility>
@@ -97,6 +99,25 @@ ir::AffineExpr remap(const ir::AffineExpr &e, const std::vector<size_t> &positio
   return out;
 }
 
+/// Applies `f` to every affine expression of `st` (its accesses and constraints).
+void forEachAffine(ir::Statement &st, const std::function<void(ir::AffineExpr &)> &f) {
+  for (ir::Constraint &c : st.constraints)
+    f(c.expr);
+  forEachAccess(st, [&](ir::Access &a) {
+    for (ir::AffineExpr &e : a.index)
+      f(e);
+  });
+}
+
+/// Erases iterator `d` of `st` (its name, extent, reduction flag and coefficients).
+void eraseIterator(ir::Statement &st, size_t d) {
+  const auto at = static_cast<std::ptrdiff_t>(d);
+  st.iterators.erase(st.iterators.begin() + at);
+  st.extents.erase(st.extents.begin() + at);
+  st.reduction.erase(st.reduction.begin() + at);
+  forEachAffine(st, [&](ir::AffineExpr &e) { e.coeffs.erase(e.coeffs.begin() + at); });
+}
+
 std::string partName(const std::string &name, int part) {
   const bool digit = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
   return name + (digit ? "_" : "") + std::to_string(part);
@@ -159,6 +180,28 @@ SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,
   st.extents = std::move(extents);
   st.reduction = std::move(reductions);
   return split;
+}
+
+void removeUnitIterator(ir::Statement &st, size_t d) {
+  if (st.extents.at(d) != 1)
+    throw Error("removeUnitIterator: iterator " + st.iterators[d] + " of statement " + st.name +
+                " runs over " + std::to_string(st.extents[d]) + " values, not one");
+  eraseIterator(st, d);
+}
+
+bool mergeIterators(ir::Statement &st, size_t outer, size_t inner, const std::string &name) {
+  const int64_t e = st.extents.at(inner);
+  bool combined = st.reduction.at(outer) == st.reduction.at(inner);
+  forEachAffine(st, [&](ir::AffineExpr &x) {
+    combined = combined && x.coeffs[outer] == e * x.coeffs[inner];
+  });
+  if (!combined)
+    return false;
+  forEachAffine(st, [&](ir::AffineExpr &x) { x.coeffs[outer] = x.coeffs[inner]; });
+  st.extents[outer] *= e;
+  st.iterators[outer] = name;
+  eraseIterator(st, inner);
+  return true;
 }
 
 } // namespace nasc::compiler

@@ -60,4 +60,15 @@ struct SplitIterators {
 SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,
                              std::optional<size_t> after = std::nullopt);
 
+/// Removes iterator `d` of `st`, whose extent is 1 (it is always 0): its coefficients leave
+/// every access and constraint.
+void removeUnitIterator(ir::Statement &st, size_t d);
+
+/// Merges iterators `outer` and `inner` (extent e) of `st` into one iterator
+/// e·outer + inner of extent extent(outer)·e named `name`, in outer's place: the inverse of
+/// splitIterator. Both must be of one kind (reduction or not), and every access and constraint
+/// must use them only through that combination (the coefficient of outer is e times that of
+/// inner); returns false, changing nothing, otherwise.
+bool mergeIterators(ir::Statement &st, size_t outer, size_t inner, const std::string &name);
+
 } // namespace nasc::compiler

@@ -1,8 +1,9 @@
 // block_channels (compiler/transforms/BlockChannels.h): the blocked tensors and statements it
-// makes, the weights it permutes at compile time, its refusals, and blocked convolutions
-// (padded, strided, 1x1, an RGB stem, a fused residual Add) compiled with the layout alone and
-// with the default trace of AVX-512, AVX2 and NEON-sized vector units, against the reference
-// executor.
+// makes for dense, grouped and depthwise convolutions (with and without a channel multiplier),
+// the weights it permutes at compile time, its refusals, and blocked convolutions (padded,
+// strided, 1x1, an RGB stem, a fused residual Add; grouped and depthwise ones) compiled with
+// the layout alone and with the default trace of AVX-512, AVX2 and NEON-sized vector units,
+// against the reference executor.
 #include "compiler/transforms/BlockChannels.h"
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/PadInput.h"
@@ -143,15 +144,121 @@ TEST_CASE("block_channels refuses what it cannot block, saying why", "[block-cha
 
   ir::Program grouped = lower(
       "blockgroup", convNet("blockgroup", 8, 4, 4, 8, 1, R"({"group": 2})", false, 2));
-  CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 4),
-                    Catch::Contains("its output channel index 4*g + kg is not one output iterator "
-                                    "(a grouped convolution)"));
+  CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 8),
+                    Catch::Contains("the block 8 does not divide its 4 output channels per group "
+                                    "and its groups have 4 input channels, not one (depthwise)"));
+  CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 4, 8),
+                    Catch::Contains("the input block 8 does not divide its 4 input channels per "
+                                    "group"));
+  ir::Program multiplier = lower(
+      "blockmul", convNet("blockmul", 4, 4, 4, 12, 1, R"({"group": 4})", false, 4));
+  CHECK_THROWS_WITH(compiler::blockChannels(multiplier, 0, "S1", 4),
+                    Catch::Contains("the block 4 does not divide its 3 output channels per group, "
+                                    "nor they the block"));
+  ir::Program depthwise = lower(
+      "blockdw", convNet("blockdw", 8, 4, 4, 8, 1, R"({"group": 8})", false, 8));
+  CHECK_THROWS_WITH(compiler::blockChannels(depthwise, 0, "S1", 8, 4),
+                    Catch::Contains("the input block 4 of a depthwise convolution is not its "
+                                    "block 8"));
+}
+
+TEST_CASE("block_channels blocks a grouped conv inside each group, in the dense conv's layouts",
+          "[block-channels]") {
+  ir::Program program = lower("blockgrp", convNet("blockgrp", 8, 3, 5, 16, 3,
+                                                  R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2));
+  compiler::padInput(program, 0, "S1");
+  const ir::Tensor weights = boundBuffer(program, 1).data;
+  CHECK(compiler::blockChannels(program, 0, "S1", 4, 2) == 2);
+  CHECK(program.calls[0].kernel.toString() == R"(kernel conv
+  tensor x : 1x8x3x5
+  tensor w_OIhw2i4o : 4x2x3x3x2x4
+  tensor b : 16
+  tensor y : 1x16x3x5
+  tensor x_padded_nChw2c : 1x4x5x7x2
+  tensor y_nChw4c : 1x4x3x5x4
+  P2[d0 < 1, d1_0 < 4, d2 < 5, d3 < 7, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2, d3, d1_1] = 0
+  P3[d0 < 1, d1_0 < 4, d2 < 3, d3 < 5, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 2*d1_0 + d1_1, d2, d3]
+  S0[n < 1, k0 < 4, oh < 3, ow < 5, k1 < 4]
+    y_nChw4c[n, k0, oh, ow, k1] = b[4*k0 + k1]
+  S1[n < 1, g < 2, kg0 < 2, oh < 3, ow < 5, kg1 < 4, cg0* < 2, r* < 3, s* < 3, cg1* < 2]
+    y_nChw4c[n, 2*g + kg0, oh, ow, kg1] += (x_padded_nChw2c[n, 2*g + cg0, oh + r, ow + s, cg1] * w_OIhw2i4o[2*g + kg0, cg0, r, s, cg1, kg1])
+  P4[d0 < 1, d1_0 < 4, d2 < 3, d1_1 < 4, d3 < 5]
+    y[d0, 4*d1_0 + d1_1, d2, d3] = y_nChw4c[d0, d1_0, d2, d3, d1_1]
+)");
+  // W [16, 4, 3, 3] (4 input channels per group) as OIhw2i4o over all 16 output channels.
+  const ir::Tensor &blocked = boundBuffer(program, 1).data;
+  int mismatches = 0;
+  for (int64_t k = 0; k < 16; ++k)
+    for (int64_t c = 0; c < 4; ++c)
+      for (int64_t rs = 0; rs < 9; ++rs) {
+        const int64_t at = ((((k / 4) * 2 + c / 2) * 9 + rs) * 2 + c % 2) * 4 + k % 4;
+        mismatches += blocked.f[static_cast<size_t>(at)] !=
+                      weights.f[static_cast<size_t>((k * 4 + c) * 9 + rs)];
+      }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("block_channels vectorizes a depthwise conv over its channels", "[block-channels]") {
+  ir::Program program = lower("blockdw", convNet("blockdw", 16, 3, 5, 16, 3,
+                                                 R"({"pads": [1, 1, 1, 1], "group": 16})", false, 16));
+  compiler::padInput(program, 0, "S1");
+  CHECK(compiler::blockChannels(program, 0, "S1", 8) == 8);
+  CHECK(program.calls[0].kernel.toString() == R"(kernel conv
+  tensor x : 1x16x3x5
+  tensor w_OIhw1i8o : 2x1x3x3x1x8
+  tensor b : 16
+  tensor y : 1x16x3x5
+  tensor x_padded_nChw8c : 1x2x5x7x8
+  tensor y_nChw8c : 1x2x3x5x8
+  P2[d0 < 1, d1_0 < 2, d2 < 5, d3 < 7, d1_1 < 8]
+    x_padded_nChw8c[d0, d1_0, d2, d3, d1_1] = 0
+  P3[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 8]
+    x_padded_nChw8c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 8*d1_0 + d1_1, d2, d3]
+  S0[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
+    y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
+  S1[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8, r* < 3, s* < 3]
+    y_nChw8c[n, k0, oh, ow, k1] += (x_padded_nChw8c[n, k0, oh + r, ow + s, k1] * w_OIhw1i8o[k0, 0, r, s, 0, k1])
+  P4[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
+    y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
+)");
+}
+
+TEST_CASE("block_channels repeats the input of a depthwise conv with a channel multiplier",
+          "[block-channels]") {
+  ir::Program program = lower("blockmul", convNet("blockmul", 4, 3, 5, 8, 3,
+                                                  R"({"pads": [1, 1, 1, 1], "group": 4})", false, 4));
+  compiler::padInput(program, 0, "S1");
+  CHECK(compiler::blockChannels(program, 0, "S1", 8) == 8);
+  CHECK(program.calls[0].kernel.toString() == R"(kernel conv
+  tensor x : 1x4x3x5
+  tensor w_OIhw1i8o : 1x1x3x3x1x8
+  tensor b : 8
+  tensor y : 1x8x3x5
+  tensor x_padded : 1x4x5x7
+  tensor x_padded_repeat2_nChw8c : 1x1x5x7x8
+  tensor y_nChw8c : 1x1x3x5x8
+  P2[d0 < 1, d1 < 4, d2 < 5, d3 < 7]
+    x_padded[d0, d1, d2, d3] = 0
+  P3[d0 < 1, d1 < 4, d2 < 3, d3 < 5]
+    x_padded[d0, d1, d2 + 1, d3 + 1] = x[d0, d1, d2, d3]
+  P4[d0 < 1, d1_0 < 1, d2 < 5, d3 < 7, d1_1 < 4, j < 2]
+    x_padded_repeat2_nChw8c[d0, d1_0, d2, d3, 2*d1_1 + j] = x_padded[d0, 4*d1_0 + d1_1, d2, d3]
+  S0[n < 1, k0 < 1, oh < 3, ow < 5, k1 < 8]
+    y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
+  S1[n < 1, k0 < 1, oh < 3, ow < 5, k1 < 8, r* < 3, s* < 3]
+    y_nChw8c[n, k0, oh, ow, k1] += (x_padded_repeat2_nChw8c[n, k0, oh + r, ow + s, k1] * w_OIhw1i8o[k0, 0, r, s, 0, k1])
+  P5[d0 < 1, d1_0 < 1, d2 < 3, d1_1 < 8, d3 < 5]
+    y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
+)");
 }
 
 TEST_CASE("blocked convolutions compute what the reference executor computes",
           "[block-channels][jit]") {
   struct Case {
     std::string name, json;
+    int block = 8;
   };
   const std::vector<Case> cases = {
       {"blk_pad", convNet("blk_pad", 4, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1]})")},
@@ -160,15 +267,36 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
       {"blk_point", convNet("blk_point", 16, 5, 6, 8, 1, R"({"strides": [2, 2]})")},
       {"blk_stem", convNet("blk_stem", 3, 15, 14, 16, 7, R"({"strides": [2, 2], "pads": [3, 3, 3, 3]})")},
       {"blk_residual", convNet("blk_residual", 8, 5, 7, 8, 3, R"({"pads": [1, 1, 1, 1]})", true)},
+      {"blk_group", convNet("blk_group", 16, 6, 7, 32, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
+                            false, 2)},
+      {"blk_group_stride", convNet("blk_group_stride", 16, 9, 8, 16, 3,
+                                   R"({"strides": [2, 2], "pads": [1, 0, 0, 1], "group": 4})",
+                                   false, 4),
+       4},
+      {"blk_group_point", convNet("blk_group_point", 32, 5, 6, 16, 1, R"({"group": 2})", false, 2)},
+      {"blk_group_residual", convNet("blk_group_residual", 16, 5, 7, 16, 3,
+                                     R"({"pads": [1, 1, 1, 1], "group": 2})", true, 2)},
+      {"blk_dw", convNet("blk_dw", 16, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 16})",
+                         false, 16)},
+      {"blk_dw_stride", convNet("blk_dw_stride", 8, 9, 8, 8, 3,
+                                R"({"strides": [2, 2], "pads": [1, 1, 1, 1], "group": 8})", false, 8)},
+      {"blk_dw_residual", convNet("blk_dw_residual", 8, 5, 7, 8, 3,
+                                  R"({"pads": [1, 1, 1, 1], "group": 8})", true, 8)},
+      {"blk_dw_x2", convNet("blk_dw_x2", 8, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 8})",
+                            false, 8)},
+      {"blk_dw_x4", convNet("blk_dw_x4", 2, 6, 7, 8, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
+                            false, 2)},
+      {"blk_dw_x8", convNet("blk_dw_x8", 2, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
+                            false, 2)},
   };
   for (const Case &c : cases) {
     const std::string path = test::writeModel(c.name, c.json).string();
     INFO(c.name);
-    const bool padded = c.name != "blk_point";
+    const bool padded = c.name != "blk_point" && c.name != "blk_group_point";
     std::vector<compiler::ScheduleStep> steps;
     if (padded)
       steps.push_back({"pad_input", {"S1"}, {}});
-    steps.push_back({"block_channels", {"S1"}, {{"block", {8}}, {"input_block", {0}}}});
+    steps.push_back({"block_channels", {"S1"}, {{"block", {c.block}}, {"input_block", {0}}}});
     CHECK(test::referenceError(
               compiler::lowerToPolyhedral(ir::loadModel(path), layoutOnly("conv", steps)), path) <=
           1e-5);

@@ -1,9 +1,9 @@
 // Property test of the schedule primitives (issue #3): for each kernel kind (dense, grouped,
-// depthwise, 1x1 and strided convolutions, pooling, Gemm) on small shapes, at least 200 random
-// legal traces (test::RandomTraceGenerator, after the default trace's layout steps: pad_input,
-// and block_channels for the dense and strided convs, whose K is a multiple of 4) are applied
-// through lowerToPolyhedral, JIT-compiled with two threads and run; every result must equal the
-// Eigen reference executor.
+// depthwise with and without channel multiplier, 1x1 and strided convolutions, pooling, Gemm)
+// on small shapes, at least 200 random legal traces (test::RandomTraceGenerator, after the
+// default trace's layout steps: pad_input, and block_channels for the dense, strided, grouped
+// (4 channels per group) and depthwise convs) are applied through lowerToPolyhedral,
+// JIT-compiled with two threads and run; every result must equal the Eigen reference executor.
 #include "compiler/CompiledModel.h"
 #include "compiler/Pipeline.h"
 #include "compiler/transforms/Primitives.h"
@@ -122,12 +122,18 @@ std::vector<KernelKind> kernelKinds() {
   return {
       {"dense", {2, 4, 7, 6}, convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})"),
        convWeights("[8, 4, 3, 3]", 8)},
-      {"grouped", {1, 4, 6, 6},
+      {"grouped", {1, 8, 6, 6},
+       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2})"),
+       convWeights("[8, 4, 3, 3]", 8)},
+      {"grouped_odd", {1, 4, 6, 6},
        convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2})"),
        convWeights("[6, 2, 3, 3]", 6)},
-      {"depthwise", {1, 4, 6, 5},
-       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 4})"),
-       convWeights("[4, 1, 3, 3]", 4)},
+      {"depthwise", {1, 8, 6, 5},
+       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 8})"),
+       convWeights("[8, 1, 3, 3]", 8)},
+      {"depthwise_multiplier", {1, 4, 7, 5},
+       convNode("w", R"({"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 1, 1, 1], "group": 4})"),
+       convWeights("[8, 1, 3, 3]", 8)},
       {"pointwise", {1, 4, 5, 6}, convNode("w", R"({"kernel_shape": [1, 1]})"),
        convWeights("[5, 4, 1, 1]", 5)},
       {"strided", {1, 3, 9, 8},
@@ -165,8 +171,9 @@ void checkKind(const std::string &name) {
     INFO(kind.name << ": applied " << counts);
     for (const char *primitive : {"interchange", "split", "tile", "unroll", "parallelize"})
       CHECK(applied[primitive] >= 10);
-    if (name == "dense" || name == "strided")
-      CHECK(applied["block_channels"] >= kTracesPerKind);
+    for (const char *blocked : {"dense", "strided", "grouped", "depthwise", "depthwise_multiplier"})
+      if (name == blocked)
+        CHECK(applied["block_channels"] >= kTracesPerKind);
     return;
   }
   FAIL("no kernel kind " << name);
@@ -186,12 +193,12 @@ TEST_CASE("trace 187 of the grouped conv is refused: it ran a reduction loop in 
       {"primitive": "interchange", "statement": "S1", "order": [7, 0, 4, 1, 5, 6, 3, 2]},
       {"primitive": "vectorize", "statement": "P2", "member": 3, "width": 8, "band": 0},
       {"primitive": "parallelize", "statement": "S1", "member": 4, "band": 0}]}})";
-  ir::Graph graph = ir::loadModel(writeModel(kernelKind("grouped")).string());
+  ir::Graph graph = ir::loadModel(writeModel(kernelKind("grouped_odd")).string());
   compiler::ModelSchedule schedule = compiler::scheduleFromJson(trace, "trace187.json");
   CHECK_THROWS_WITH(compiler::lowerToPolyhedral(graph, schedule),
                     Catch::Contains("step 5 parallelize") && Catch::Contains("a reduction"));
   schedule.kernels[0].steps.pop_back();
-  ir::Tensor input = test::normalTensor(kernelKind("grouped").input, 17);
+  ir::Tensor input = test::normalTensor(kernelKind("grouped_odd").input, 17);
   std::vector<float> expected =
       runtime::runReference(graph, {{"x", input}}).at("y").f;
   compiler::CompileOptions options;
@@ -223,9 +230,17 @@ TEST_CASE("random legal traces of a dense conv equal the reference", "[schedule-
 TEST_CASE("random legal traces of a grouped conv equal the reference", "[schedule-property][jit]") {
   checkKind("grouped");
 }
+TEST_CASE("random legal traces of a grouped conv with 3 channels per group equal the reference",
+          "[schedule-property][jit]") {
+  checkKind("grouped_odd");
+}
 TEST_CASE("random legal traces of a depthwise conv equal the reference",
           "[schedule-property][jit]") {
   checkKind("depthwise");
+}
+TEST_CASE("random legal traces of a depthwise conv with channel multiplier 2 equal the reference",
+          "[schedule-property][jit]") {
+  checkKind("depthwise_multiplier");
 }
 TEST_CASE("random legal traces of a 1x1 conv equal the reference", "[schedule-property][jit]") {
   checkKind("pointwise");
