@@ -236,11 +236,15 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
            anyLoad(broadcast) &&
            !anyLoad([&](const ir::Access &a) { return broadcast(a) && usesIterator(a, d); });
   });
-  const int64_t budget = std::min<int64_t>(kMaxTileAccumulators, unit.registers - 4);
-  int64_t bestJam = 1, bestRows = largestDivisor(st.extents[*J], budget);
+  auto columns = [&](int64_t jam) {
+    const int64_t accumulators =
+        std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
+    return largestDivisor(st.extents[*J], accumulators / jam);
+  };
+  int64_t bestJam = 1, bestRows = columns(1);
   if (K && st.extents[*K] % 2 == 0) {
-    const int64_t rows = largestDivisor(st.extents[*J], budget / 2);
-    if (2 * rows >= bestRows) {
+    const int64_t rows = columns(2);
+    if (2 * rows >= std::min<int64_t>(bestRows, kMinTileAccumulators)) {
       bestJam = 2;
       bestRows = rows;
     }

@@ -65,6 +65,11 @@ inline constexpr int kEpilogueFuseDepth = 3;
 /// 14 x 2 tile, spilled: docs/performance.md).
 inline constexpr int kMaxTileAccumulators = 16;
 
+/// Accumulator vectors a one-vector register tile needs to keep two FMA pipes of 4-cycle latency
+/// busy (Zen 3-5, Intel since Skylake); a tile of 2 output-channel vectors that reaches it is
+/// preferred over one vector with more columns (measured on AVX2, docs/performance.md).
+inline constexpr int kMinTileAccumulators = 8;
+
 /// The smallest channel block the default layout gives a convolution (narrower vectors are not
 /// worth the relayout).
 inline constexpr int kMinChannelBlock = 4;
@@ -80,8 +85,10 @@ inline constexpr int kMinChannelBlock = 4;
 ///    the loads along O and by none of the others, the broadcast loads shared by the j vectors;
 ///    a statement without broadcast loads (a depthwise conv vectorized over channels) has no K
 ///    and j = 1. j in {2, 1} dividing K and r the largest divisor of J's extent with r·j at
-///    most kMaxTileAccumulators and unit.registers − 4; the largest r·j wins, then the larger
-///    j (measured, docs/performance.md);
+///    most kMaxTileAccumulators and unit.registers − j − 1 (the accumulators, j weight vectors
+///    and one broadcast input in registers); j = 2 when its r·j is at least the r of j = 1 or
+///    kMinTileAccumulators (AVX-512: 2 x 8 for 56 columns, 2 x 7 for 7; AVX2: 2 x 4 for 56 and
+///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,

@@ -312,10 +312,14 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
 
 TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulator vectors",
           "[block-channels][default-schedule]") {
-  // Tile loops as (iterator, count) of S1[n, k0, oh, ow, k1, c0, r, s, c1].
-  auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit) {
-    ir::Program program = lower("blocktile", convNet("blocktile", 32, 4, width, 64, 3,
-                                                     R"({"pads": [1, 1, 1, 1]})"));
+  // Tile loops as (iterator, count) of the blocked conv S1 (statement 3, after the pad
+  // statements and the bias): dense S1[n, k0, oh, ow, k1, c0, r, s, c1], grouped S1[n, g,
+  // k'0, oh, ow, k'1, c'0, r, s, c'1], depthwise S1[n, k0, oh, ow, k1, r, s].
+  auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit, int64_t group = 1) {
+    ir::Program program = lower("blocktile", convNet("blocktile", 64, 4, width, 64, 3,
+                                                     R"({"pads": [1, 1, 1, 1], "group": )" +
+                                                         std::to_string(group) + "}",
+                                                     false, group));
     compiler::padInput(program, 0, "S1");
     compiler::blockChannels(program, 0, "S1", block);
     std::optional<compiler::RegisterTile> tile =
@@ -329,7 +333,14 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // AVX-512: two vectors of k1 (k0 unrolled by 2) times the largest width divisor up to 8.
   CHECK(tileOf(7, 16, {16, 32}) == Loops{{1, 2}, {3, 7}, {4, 16}});
   CHECK(tileOf(56, 16, {16, 32}) == Loops{{1, 2}, {3, 8}, {4, 16}});
-  // AVX2 (12 accumulators): 7 columns of one vector beat 2 x 1.
+  // AVX2 (16 registers): 2 x 4 keeps 8 accumulators; where 2 x r cannot, one vector takes up
+  // to 14 columns (14 accumulators, a weight vector and a broadcast).
   CHECK(tileOf(7, 8, {8, 16}) == Loops{{3, 7}, {4, 8}});
+  CHECK(tileOf(14, 8, {8, 16}) == Loops{{3, 14}, {4, 8}});
   CHECK(tileOf(28, 8, {8, 16}) == Loops{{1, 2}, {3, 4}, {4, 8}});
+  // Grouped (16 channels per group): k'0 takes k0's place.
+  CHECK(tileOf(56, 8, {8, 16}, 4) == Loops{{2, 2}, {4, 4}, {5, 8}});
+  // Depthwise: no broadcast input to share between vectors, so only columns.
+  CHECK(tileOf(56, 8, {8, 16}, 64) == Loops{{3, 14}, {4, 8}});
+  CHECK(tileOf(56, 16, {16, 32}, 64) == Loops{{3, 14}, {4, 16}});
 }

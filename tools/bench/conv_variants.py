@@ -8,6 +8,8 @@ their dense originals (docs/performance.md, "Grouped, depthwise and 1x1 convolut
 - resnext_g32_<C>.json and resnext_g1_<C>.json: the group-32 3x3 conv of each stage of
   ResNeXt-50 32x4d (C = 128@56, 256@28, 512@14, 1024@7: 4, 8, 16, 32 channels per group),
   Conv -> BN -> Relu on a 1 x C x H x W input, and the same conv with group 1;
+- layer_<name>.json: single convs (Conv -> BN -> Relu) of ResNet-18 (strided 3x3, 1x1
+  downsample, 3x3 and their group(4) variant) and MobileNetV2 (pointwise, depthwise), LAYERS;
 - resnet18_<step>.schedule.json: neural steps applied to every basic block's conv1 of
   models/resnet18.json (group 2/4/8, depthwise), each followed by the default trace
   (docs/schedules.md, "Neural steps in traces").
@@ -66,6 +68,33 @@ def resnext(group, channels, size):
     return spec("resnext_g%d_%d" % (group, channels), b, [1, channels, size, size], y)
 
 
+def single_conv(name, channels, size, out_channels, kernel, stride, group=1):
+    """One conv (BN, Relu) on a 1 x channels x size x size input, padded to keep size/stride."""
+    b = SpecBuilder()
+    y = b.conv("conv", "input", channels, out_channels, kernel, stride, kernel // 2, group=group)
+    y = b.relu("relu", b.batch_norm("bn", y, out_channels))
+    return spec(name, b, [1, channels, size, size], y)
+
+
+# (name, C, H = W, K, kernel, stride, group): ResNet-18's strided 3x3 and 1x1 downsample convs,
+# its 3x3 convs and their group(4) variants, MobileNetV2's pointwise and depthwise convs.
+LAYERS = [
+    ("r18_s2_3x3_64", 64, 56, 128, 3, 2, 1), ("r18_s2_3x3_128", 128, 28, 256, 3, 2, 1),
+    ("r18_s2_3x3_256", 256, 14, 512, 3, 2, 1),
+    ("r18_s2_1x1_64", 64, 56, 128, 1, 2, 1), ("r18_s2_1x1_128", 128, 28, 256, 1, 2, 1),
+    ("r18_s2_1x1_256", 256, 14, 512, 1, 2, 1),
+    ("r18_3x3_64", 64, 56, 64, 3, 1, 1), ("r18_3x3_128", 128, 28, 128, 3, 1, 1),
+    ("r18_3x3_256", 256, 14, 256, 3, 1, 1), ("r18_3x3_512", 512, 7, 512, 3, 1, 1),
+    ("r18_g4_3x3_64", 64, 56, 64, 3, 1, 4), ("r18_g4_3x3_128", 128, 28, 128, 3, 1, 4),
+    ("r18_g4_3x3_256", 256, 14, 256, 3, 1, 4), ("r18_g4_3x3_512", 512, 7, 512, 3, 1, 4),
+    ("mb_1x1_24_144", 24, 56, 144, 1, 1, 1), ("mb_1x1_144_24", 144, 56, 24, 1, 1, 1),
+    ("mb_1x1_192_32", 192, 28, 32, 1, 1, 1), ("mb_1x1_384_64", 384, 14, 64, 1, 1, 1),
+    ("mb_1x1_960_160", 960, 7, 160, 1, 1, 1),
+    ("mb_dw_144_56", 144, 56, 144, 3, 1, 144), ("mb_dw_144_56_s2", 144, 56, 144, 3, 2, 144),
+    ("mb_dw_384_14", 384, 14, 384, 3, 1, 384), ("mb_dw_960_7", 960, 7, 960, 3, 1, 960),
+]
+
+
 def resnet18_steps(step):
     kernels = {}
     for layer in range(1, 5):
@@ -82,6 +111,9 @@ def main():
         for channels, size in RESNEXT_STAGES:
             m = resnext(group, channels, size)
             models[m["name"] + ".json"] = m
+    for name, channels, size, out_channels, kernel, stride, group in LAYERS:
+        models["layer_%s.json" % name] = single_conv(name, channels, size, out_channels, kernel,
+                                                     stride, group)
     for name, model in models.items():
         with open(os.path.join(out, name), "w") as f:
             f.write(dump(model))

@@ -10,7 +10,8 @@ vector loop); `unroll` K1 and J1. Each trace and the default one are timed with
 --rounds rounds; it prints the kernel's median GFLOP/s per tile and round.
 
 Usage: python3 tools/bench/tile_sweep.py MODEL NODE [--nasc build/tools/nasc] [--jams 1,2,3,4]
-       [--widths 1,2,4,7,8,14] [--repeat 20] [--rounds 2] [--statement S1]
+       [--widths 1,2,4,7,8,14] [--max-accumulators 16] [--repeat 20] [--rounds 2]
+       [--statement S1]
 """
 import argparse
 import json
@@ -91,6 +92,7 @@ def main():
     parser.add_argument("--statement", default="S1")
     parser.add_argument("--jams", default="1,2,3,4")
     parser.add_argument("--widths", default="1,2,4,7,8,14")
+    parser.add_argument("--max-accumulators", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
@@ -105,7 +107,8 @@ def main():
     candidates = {"default": None}
     for jam in map(int, args.jams.split(",")):
         for width in map(int, args.widths.split(",")):
-            if extent.get(rows, 1) % jam or extent["ow"] % width:
+            if extent.get(rows, 1) % jam or extent["ow"] % width or \
+                    jam * width > args.max_accumulators:
                 continue
             path = os.path.join(tmp, "j%d_r%d.json" % (jam, width))
             steps = layout + tile_steps(its, args.statement, jam, width)
