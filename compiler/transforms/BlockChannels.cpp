@@ -100,6 +100,7 @@ std::string inputRefusal(const ir::Program &program, size_t call, const ir::Stat
   return "";
 }
 
+/// "<n> <what>", e.g. "16 output channels".
 std::string count(int64_t n, const std::string &what) {
   return std::to_string(n) + " " + what;
 }
@@ -124,8 +125,9 @@ std::string blockingRefusal(Conv &conv, int64_t block, int64_t &inputBlock) {
   if (Cg != 1 || block % Kg != 0)
     return "the block " + std::to_string(block) + " does not divide its " +
            count(Kg, "output channels") + perGroup +
-           (Cg == 1 ? ", nor they the block" : " and its groups have " + count(Cg, "input channels") +
-                                                   ", not one (depthwise)");
+           (Cg == 1 ? ", nor they the block"
+                    : " and its groups have " + count(Cg, "input channels") +
+                          ", not one (depthwise)");
   conv.blocking = Blocking::Channelwise;
   inputBlock = inputBlock == 0 ? block : inputBlock;
   if (inputBlock != block)

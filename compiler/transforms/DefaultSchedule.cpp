@@ -230,11 +230,11 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   });
   if (!J)
     return std::nullopt;
+  auto broadcast = [&](const ir::Access &a) { return !along(a); };
   std::optional<size_t> K = lastOutputDim(st, width, [&](size_t d) {
-    auto broadcast = [&](const ir::Access &a) { return !along(a); };
-    return d != *J && anyLoad([&](const ir::Access &a) { return along(a) && usesIterator(a, d); }) &&
-           anyLoad(broadcast) &&
-           !anyLoad([&](const ir::Access &a) { return broadcast(a) && usesIterator(a, d); });
+    auto alongUsing = [&](const ir::Access &a) { return along(a) && usesIterator(a, d); };
+    auto broadcastUsing = [&](const ir::Access &a) { return broadcast(a) && usesIterator(a, d); };
+    return d != *J && anyLoad(alongUsing) && anyLoad(broadcast) && !anyLoad(broadcastUsing);
   });
   auto columns = [&](int64_t jam) {
     const int64_t accumulators =
