@@ -40,6 +40,14 @@ bool hasParallelMarkOverDegenerateLoop(const isl::schedule_node &node) {
   return false;
 }
 
+} // namespace
+
+bool hasParallelMarkOverDegenerateLoop(const isl::schedule &schedule) {
+  return hasParallelMarkOverDegenerateLoop(schedule.root());
+}
+
+namespace {
+
 /// Marks the subtree at `node`; returns the node at the same tree position.
 isl::schedule_node markSubtree(const Scop &scop, const Dependences &deps, isl::schedule_node node) {
   if (isl_schedule_node_get_type(node.get()) == isl_schedule_node_band) {
@@ -85,7 +93,7 @@ int outermostParallelMember(const Scop &scop, const Dependences &deps,
 }
 
 void requireMarkedLoops(const isl::schedule &schedule) {
-  if (hasParallelMarkOverDegenerateLoop(schedule.root()))
+  if (hasParallelMarkOverDegenerateLoop(schedule))
     throw Error("internal error: a parallel mark is over a loop of one iteration, which isl's "
                 "AST drops; the mark would apply to the loop below it");
 }

@@ -34,9 +34,12 @@ std::optional<int> vectorMarkWidth(const std::string &markName);
 /// which isl's AST generator drops (e.g. the point loop of a tile of size 1).
 bool isDegenerate(const isl::schedule_node_band &band, int member);
 
-/// Throws nasc::Error (an internal error: the primitives refuse such marks) if a kParallelMark
-/// in `schedule` is over a band whose first member isDegenerate: isl's AST drops that loop and
-/// the mark would apply to the loop below it (e.g. a reduction loop).
+/// Whether a kParallelMark in `schedule` is over a band whose first member isDegenerate: isl's
+/// AST drops that loop and the mark would apply to the loop below it (e.g. a reduction loop).
+bool hasParallelMarkOverDegenerateLoop(const isl::schedule &schedule);
+
+/// Throws nasc::Error (an internal error: compiler::applyStep refuses every step that leaves
+/// such a mark) if hasParallelMarkOverDegenerateLoop(schedule).
 void requireMarkedLoops(const isl::schedule &schedule);
 
 /// The outermost member of `band` (a band node of a schedule tree over `scop`'s domain) that

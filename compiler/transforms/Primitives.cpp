@@ -9,6 +9,7 @@
 #include "compiler/transforms/Tile.h"
 #include "compiler/transforms/Unroll.h"
 #include "compiler/transforms/Vectorize.h"
+#include "polyhedral/ParallelLoops.h"
 
 namespace nasc::compiler {
 
@@ -115,7 +116,14 @@ isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
     return scop.schedule;
   if (step.statements.empty())
     throw Error(step.primitive + ": no statement given");
-  return spec->apply ? spec->apply(scop, deps, step) : scop.schedule;
+  if (!spec->apply)
+    return scop.schedule;
+  isl::schedule schedule = spec->apply(scop, deps, step);
+  if (poly::hasParallelMarkOverDegenerateLoop(schedule))
+    throw SingleIteration(step.primitive + " of statement '" + step.statements[0] +
+                          "': it leaves a parallel loop with at most one iteration (isl's AST "
+                          "drops it, so the parallel mark would fall on the loop below)");
+  return schedule;
 }
 
 namespace {

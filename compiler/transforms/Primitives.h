@@ -46,8 +46,11 @@ const std::vector<PrimitiveSpec> &primitives();
 const PrimitiveSpec *findPrimitive(const std::string &name);
 
 /// `scop.schedule` with `step` applied (unchanged for a layout primitive, which
-/// applyLayoutSteps applied to the kernel, and for a neural one, applied to the graph). Throws nasc::Error for an unknown primitive or a
-/// missing argument, and the primitive's typed errors (IllegalTransformation, ...).
+/// applyLayoutSteps applied to the kernel, and for a neural one, applied to the graph). Throws
+/// nasc::Error for an unknown primitive or a missing argument, the primitive's typed errors
+/// (IllegalTransformation, ...), and SingleIteration for any step that leaves a parallel loop
+/// with at most one iteration (e.g. a split of the parallel loop by a factor not below its
+/// extent): isl's AST would drop it and the mark would fall on the loop below.
 isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
                         const ScheduleStep &step);
 

@@ -224,6 +224,22 @@ TEST_CASE("trace 165 of the Gemm is refused: its parallel loop has one iteration
                         Catch::Contains("at most one iteration"));
 }
 
+TEST_CASE("a split that leaves the parallel loop one iteration is refused (grouped trace 129)",
+          "[schedule-property][regression]") {
+  // Drawn by the random-trace test: the parallel member (extent 6) split by 6 keeps its mark
+  // above an outer loop of one iteration, which isl's AST drops.
+  const std::string trace = R"({"nasc_schedule": 1, "kernels": {"op": [
+      {"primitive": "pad_input", "statement": "S1"},
+      {"primitive": "block_channels", "statement": "S1", "block": 4, "input_block": 4},
+      {"primitive": "parallelize", "statement": "S1", "member": 4, "band": 0},
+      {"primitive": "split", "statement": "S1", "member": 0, "factor": 6, "band": 1}]}})";
+  ir::Graph graph = ir::loadModel(writeModel(kernelKind("grouped")).string());
+  compiler::ModelSchedule schedule = compiler::scheduleFromJson(trace, "trace129.json");
+  CHECK_THROWS_WITH(compiler::lowerToPolyhedral(graph, schedule),
+                    Catch::Contains("step 4 split") &&
+                        Catch::Contains("parallel loop with at most one iteration"));
+}
+
 TEST_CASE("random legal traces of a dense conv equal the reference", "[schedule-property][jit]") {
   checkKind("dense");
 }

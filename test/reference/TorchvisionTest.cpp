@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -47,19 +49,25 @@ Tensor readNpy(const fs::path &path) {
   return t;
 }
 
-/// Runs tools/export_torchvision.py once for all models at kShape unless its files exist.
+/// Runs tools/export_torchvision.py once for all models at kShape unless its files exist. The
+/// export goes to a directory of this process, renamed to kExportDir when complete, so that a
+/// test running in parallel (ctest -j) never reads a half-written file.
 void exportModels() {
-  if (fs::exists(kExportDir / (std::string("resnext50_32x4d_") + kShape + "_output.npy")))
+  if (fs::exists(kExportDir))
     return;
+  const fs::path staging = kExportDir.string() + ".tmp" + std::to_string(getpid());
   const std::string command = std::string("/usr/bin/python3 ") + NASC_SOURCE_DIR +
                               "/tools/export_torchvision.py --models "
                               "resnet18,resnet34,resnext50_32x4d --shape " +
-                              kShape + " --seed 0 --out " + kExportDir.string() + " > " +
-                              (kExportDir.parent_path() / "export_torchvision.log").string() +
-                              " 2>&1";
-  fs::create_directories(kExportDir);
+                              kShape + " --seed 0 --out " + staging.string() + " > " +
+                              staging.string() + ".log 2>&1";
+  fs::create_directories(staging);
   INFO("command: " << command);
   REQUIRE(std::system(command.c_str()) == 0);
+  std::error_code exportedByAnother;
+  fs::rename(staging, kExportDir, exportedByAnother);
+  if (exportedByAnother)
+    fs::remove_all(staging);
 }
 
 void checkModel(const std::string &model) {

@@ -27,7 +27,7 @@ struct LayerResult {
 /// The machine and settings of a run.
 struct RunInfo {
   std::string date, cpuModel, llvmCpu, onednnVersion, loadBefore, loadAfter;
-  int nascLanes = 0;            ///< codegen::vectorUnit().lanes of nasc's host target.
+  int nascLanes = 0;            ///< codegen::resolveTarget().vector.lanes: lanes of the target nasc compiles for.
   FmaPeak peakBefore, peakAfter; ///< One core, measured before and after the layers.
   int threads = 1, minRuns = 0;
   double minSeconds = 0, tolerance = 0;

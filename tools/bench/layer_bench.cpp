@@ -2,7 +2,7 @@
 // 4). For each layer of the suite (LayerSuite.h): the same seeded data through nasc's JIT and a
 // oneDNN primitive, outputs compared, then both timed alternately; the machine's FMA peak is
 // measured in the same run. Exits 1 if a layer fails to build or its outputs disagree.
-#include "codegen/Target.h"
+#include "codegen/TargetDescription.h"
 #include "ir/Error.h"
 #include "test/support/Compare.h"
 #include "tools/bench/FmaPeak.h"
@@ -129,7 +129,7 @@ int runBench(const Settings &s) {
   info.llvmCpu = llvmHostCpuName();
   info.onednnVersion = onednnVersion();
   info.loadBefore = loadAverage();
-  info.nascLanes = codegen::vectorUnit().lanes;
+  info.nascLanes = codegen::resolveTarget().vector.lanes;
   info.threads = s.threads;
   info.minRuns = s.repeat;
   info.minSeconds = s.minSeconds;
