@@ -173,13 +173,20 @@ public:
     }
   }
 
+  /// Parallelizes the outermost parallel loop of `st`'s first band (no band is above it) if no
+  /// loop of more than one iteration encloses it: a parallel loop inside a sequential one (a Gemm's output loop under its
+  /// reduction loop) would start a thread team per outer iteration, slower than one thread.
   void parallelizeOutermost(const ir::Statement &st) {
     if (st.depth() == 0)
       return;
     isl::schedule_node_band band = statementBand(current_, st.name, 0, "parallelize", true);
     int member = poly::outermostParallelMember(current_, deps_, band);
-    if (member >= 0)
-      tryStep({"parallelize", {st.name}, {{"member", {member}}, {"band", {0}}}});
+    if (member < 0)
+      return;
+    for (int m = 0; m < member; ++m)
+      if (!poly::isDegenerate(band, m))
+        return;
+    tryStep({"parallelize", {st.name}, {{"member", {member}}, {"band", {0}}}});
   }
 
   KernelSchedule trace() const { return trace_; }

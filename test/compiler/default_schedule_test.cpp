@@ -83,3 +83,30 @@ TEST_CASE("a conv net JIT-compiled with the default schedule equals the referenc
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
   CHECK(test::referenceError(std::move(model), path, 1, 7) <= 1e-4);
 }
+
+TEST_CASE("the default schedule starts no thread team inside a sequential loop",
+          "[default-schedule]") {
+  // Batch 1: a Gemm's output loop k runs inside its reduction loop c (the vector loop is k), and
+  // a global average pool's channel loop inside its h and w loops. Parallelizing them would
+  // fork once per c (512 times for ResNet-18's fc); only loops at the top of a kernel are.
+  const std::string json = R"({"name": "gemmgap", "inputs": [{"name": "x", "shape": [1, 4, 3, 3]}],
+    "outputs": ["y"], "nodes": [
+      {"name": "gap", "op_type": "GlobalAveragePool", "inputs": ["x"], "outputs": ["g"]},
+      {"name": "flat", "op_type": "Flatten", "inputs": ["g"], "outputs": ["f"]},
+      {"name": "fc", "op_type": "Gemm", "inputs": ["f", "w", "b"], "outputs": ["y"],
+       "attributes": {"transB": 1}}],
+    "initializers": [{"name": "w", "shape": [6, 4], "init": "he_normal", "seed": 1},
+                     {"name": "b", "shape": [6], "init": "he_normal", "seed": 2}]})";
+  std::string path = test::writeModel("gemmgap", json).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  int marks = 0;
+  for (size_t c = 0; c < model.asts.size(); ++c) {
+    std::string ast = poly::astToString(model.asts[c]);
+    INFO(model.program.calls[c].kernel.name << ":\n" << ast);
+    for (size_t at = ast.find("// parallel"); at != std::string::npos;
+         at = ast.find("// parallel", at + 1), ++marks)
+      CHECK((at == 0 || ast.compare(at - 3, 3, "\n  ") == 0));
+  }
+  CHECK(marks >= 2); // the Gemm's bias init and the pool's scaling loop
+  CHECK(test::referenceError(std::move(model), path, 2, 7) <= 1e-5);
+}
