@@ -6,6 +6,7 @@
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/TransformErrors.h"
+#include "polyhedral/Legality.h"
 #include "polyhedral/ParallelLoops.h"
 
 #include <algorithm>
@@ -173,9 +174,10 @@ public:
     }
   }
 
-  /// Parallelizes the outermost parallel loop of `st`'s first band (no band is above it) if no
-  /// loop of more than one iteration encloses it: a parallel loop inside a sequential one (a Gemm's output loop under its
-  /// reduction loop) would start a thread team per outer iteration, slower than one thread.
+  /// Parallelizes the outermost parallel loop of `st`'s first band (no band is above it) unless
+  /// a reduction loop of more than one iteration encloses it: a parallel loop inside a
+  /// reduction loop (a Gemm's output loop under its sum over c) would start a thread team per
+  /// step of the sum, slower than one thread.
   void parallelizeOutermost(const ir::Statement &st) {
     if (st.depth() == 0)
       return;
@@ -184,9 +186,17 @@ public:
     if (member < 0)
       return;
     for (int m = 0; m < member; ++m)
-      if (!poly::isDegenerate(band, m))
+      if (!poly::isDegenerate(band, m) && isReductionLoop(band, m))
         return;
     tryStep({"parallelize", {st.name}, {{"member", {member}}, {"band", {0}}}});
+  }
+
+  /// Whether band member `m` separates instances of a reduction and nothing else.
+  bool isReductionLoop(const isl::schedule_node_band &band, int m) const {
+    poly::Dependences othersOnly = deps_;
+    othersOnly.reductions = othersOnly.groups = isl::union_map::empty(band.ctx());
+    return !poly::carriedAtMember(deps_, band, m).is_empty() &&
+           poly::carriedAtMember(othersOnly, band, m).is_empty();
   }
 
   KernelSchedule trace() const { return trace_; }

@@ -84,11 +84,11 @@ TEST_CASE("a conv net JIT-compiled with the default schedule equals the referenc
   CHECK(test::referenceError(std::move(model), path, 1, 7) <= 1e-4);
 }
 
-TEST_CASE("the default schedule starts no thread team inside a sequential loop",
+TEST_CASE("the default schedule starts no thread team inside a reduction loop",
           "[default-schedule]") {
   // Batch 1: a Gemm's output loop k runs inside its reduction loop c (the vector loop is k), and
   // a global average pool's channel loop inside its h and w loops. Parallelizing them would
-  // fork once per c (512 times for ResNet-18's fc); only loops at the top of a kernel are.
+  // fork once per c (512 times for ResNet-18's fc); no parallel loop is under a reduction loop.
   const std::string json = R"({"name": "gemmgap", "inputs": [{"name": "x", "shape": [1, 4, 3, 3]}],
     "outputs": ["y"], "nodes": [
       {"name": "gap", "op_type": "GlobalAveragePool", "inputs": ["x"], "outputs": ["g"]},
