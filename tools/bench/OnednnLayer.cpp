@@ -75,8 +75,9 @@ memory reordered(memory source, const memory::desc &wanted, dnnl::stream &stream
 
 } // namespace
 
-OnednnLayer::OnednnLayer(const LayerShape &shape, const LayerTensors &tensors, const dnnl::engine &engine)
-    : engine_(engine), stream_(engine) {
+OnednnLayer::OnednnLayer(const LayerShape &shape, const LayerTensors &tensors,
+                         const dnnl::engine &engine, bool plainIo)
+    : engine_(engine), stream_(engine), plainIo_(plainIo) {
   const PlainLayouts plain = plainLayouts(shape);
   Primitive p = createPrimitive(shape, plain, engine_);
   primitive_ = p.primitive;
@@ -84,7 +85,8 @@ OnednnLayer::OnednnLayer(const LayerShape &shape, const LayerTensors &tensors, c
   auto input = [&](const memory::dims &dims, Tag tag, const ir::Tensor &t, const memory::desc &wanted) {
     return reordered(plainMemory(dims, tag, t.f, engine_), wanted, stream_);
   };
-  args_[DNNL_ARG_SRC] = input(plain.src, plain.srcTag, tensors.x, p.src);
+  userSrc_ = plainMemory(plain.src, plain.srcTag, tensors.x.f, engine_);
+  args_[DNNL_ARG_SRC] = reordered(userSrc_, p.src, stream_);
   args_[DNNL_ARG_WEIGHTS] = input(plain.weights, plain.weightsTag, tensors.w, p.weights);
   args_[DNNL_ARG_BIAS] = input(plain.bias, Tag::x, tensors.b, p.bias);
   args_[DNNL_ARG_DST] = memory(p.dst, engine_);
@@ -92,13 +94,22 @@ OnednnLayer::OnednnLayer(const LayerShape &shape, const LayerTensors &tensors, c
 }
 
 void OnednnLayer::run() {
+  memory src = args_.at(DNNL_ARG_SRC), dst = args_.at(DNNL_ARG_DST);
+  if (plainIo_ && src != userSrc_)
+    dnnl::reorder(userSrc_, src).execute(stream_, userSrc_, src);
   primitive_.execute(stream_, args_);
+  if (plainIo_)
+    reorderDst();
   stream_.wait();
 }
 
-std::vector<float> OnednnLayer::output() {
+void OnednnLayer::reorderDst() {
   memory dst = args_.at(DNNL_ARG_DST);
   dnnl::reorder(dst, userDst_).execute(stream_, dst, userDst_);
+}
+
+std::vector<float> OnednnLayer::output() {
+  reorderDst();
   stream_.wait();
   const auto *data = static_cast<const float *>(userDst_.get_data_handle());
   return std::vector<float>(data, data + userDst_.get_desc().get_size() / sizeof(float));

@@ -145,6 +145,10 @@ void printHeader(const RunInfo &info) {
               "per side; "
               "outputs agree within relative error %.0e\n",
               info.minRuns, info.minSeconds, info.tolerance);
+  std::printf("oneDNN's time: %s\n",
+              info.onednnNchw ? "its reorders from the NCHW input and to the NCHW output, and "
+                                "the primitive (--onednn-nchw)"
+                              : "the primitive alone, on data reordered once");
   std::printf("load average (1, 5, 15 min) at start: %s\n\n", info.loadBefore.c_str());
 }
 
@@ -193,6 +197,7 @@ void writeJson(const std::string &path, const std::vector<LayerResult> &results,
                       {"nasc_vector_lanes", info.nascLanes},
                       {"onednn_version", info.onednnVersion},
                       {"threads", info.threads},
+                      {"onednn_nchw_reorders_timed", info.onednnNchw},
                       {"min_runs", info.minRuns},
                       {"min_seconds", info.minSeconds},
                       {"tolerance", info.tolerance},

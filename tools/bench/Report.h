@@ -31,6 +31,7 @@ struct RunInfo {
   FmaPeak peakBefore, peakAfter; ///< One core, measured before and after the layers.
   int threads = 1, minRuns = 0;
   double minSeconds = 0, tolerance = 0;
+  bool onednnNchw = false; ///< oneDNN timed with its reorders from and to NCHW (--onednn-nchw).
 
   /// The larger of the two peaks, times `threads`: the 100 % of "% of peak", GFLOP/s.
   double peakGflops() const;

@@ -29,7 +29,7 @@ constexpr uint64_t kSeed = 11;
 
 struct Settings {
   std::vector<std::string> filter;
-  bool list = false;
+  bool list = false, onednnNchw = false;
   int repeat = 20, threads = 1;
   double minSeconds = 0.2, peakSeconds = 0.5, tolerance = 1e-4;
   std::string json;
@@ -57,6 +57,10 @@ void addOptions(CLI::App &app, Settings &s) {
                  "Largest relative error max|nasc - oneDNN| / max|oneDNN| that passes")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_flag("--onednn-nchw", s.onednnNchw,
+               "Time oneDNN with its reorders from the NCHW input and to the NCHW output, as "
+               "nasc's layer, which takes and gives NCHW, is timed (default: the primitive "
+               "alone, on data reordered once)");
   app.add_option("--json", s.json, "Also write the results as JSON to this file");
 }
 
@@ -92,7 +96,7 @@ LayerResult measureLayer(const BenchLayer &layer, const Settings &s, const dnnl:
     auto start = std::chrono::steady_clock::now();
     NascLayer nasc(layer, tensors, s.threads);
     r.compileSeconds = secondsSince(start);
-    OnednnLayer onednn(layer.shape, tensors, engine);
+    OnednnLayer onednn(layer.shape, tensors, engine, s.onednnNchw);
     r.onednnImplementation = onednn.implementation();
     nasc.run();
     onednn.run();
@@ -134,6 +138,7 @@ int runBench(const Settings &s) {
   info.minRuns = s.repeat;
   info.minSeconds = s.minSeconds;
   info.tolerance = s.tolerance;
+  info.onednnNchw = s.onednnNchw;
   info.peakBefore = measureFmaPeak(s.peakSeconds);
   printHeader(info);
   printTableHeading();
