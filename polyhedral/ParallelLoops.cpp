@@ -20,11 +20,15 @@ bool isDegenerate(const isl::schedule_node_band &band, int member) {
   return outer.reverse().apply_range(value).is_single_valued();
 }
 
+bool isParallelMark(const isl::schedule_node &node) {
+  return isl_schedule_node_get_type(node.get()) == isl_schedule_node_mark &&
+         isl::manage(isl_schedule_node_mark_get_id(node.get())).name() == kParallelMark;
+}
+
 namespace {
 
 bool isParallelMarkOverDegenerateLoop(const isl::schedule_node &node) {
-  if (isl_schedule_node_get_type(node.get()) != isl_schedule_node_mark ||
-      isl::manage(isl_schedule_node_mark_get_id(node.get())).name() != kParallelMark)
+  if (!isParallelMark(node))
     return false;
   isl::schedule_node child = node.child(0);
   return child.isa<isl::schedule_node_band>() &&

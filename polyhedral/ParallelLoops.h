@@ -16,6 +16,9 @@ namespace nasc::poly {
 /// Name of the isl mark node placed above a band whose first member is a parallel loop.
 inline constexpr const char *kParallelMark = "parallel";
 
+/// Whether `node` is a mark node named kParallelMark.
+bool isParallelMark(const isl::schedule_node &node);
+
 /// Name of the isl mark node placed above a one-member band whose loop codegen must vectorize
 /// (compiler::vectorize): "vector" lets LLVM choose the vector width, "vector:<w>" asks for
 /// width w.

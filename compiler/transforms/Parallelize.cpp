@@ -8,15 +8,10 @@ namespace nasc::compiler {
 
 namespace {
 
-bool isParallelMark(const isl::schedule_node &node) {
-  return isl_schedule_node_get_type(node.get()) == isl_schedule_node_mark &&
-         isl::manage(isl_schedule_node_mark_get_id(node.get())).name() == poly::kParallelMark;
-}
-
 bool hasParallelAncestor(isl::schedule_node node) {
   while (node.has_parent()) {
     node = node.parent();
-    if (isParallelMark(node))
+    if (poly::isParallelMark(node))
       return true;
   }
   return false;
@@ -24,7 +19,7 @@ bool hasParallelAncestor(isl::schedule_node node) {
 
 bool hasParallelDescendant(const isl::schedule_node &node) {
   for (int i = 0; i < static_cast<int>(node.n_children()); ++i)
-    if (isParallelMark(node.child(i)) || hasParallelDescendant(node.child(i)))
+    if (poly::isParallelMark(node.child(i)) || hasParallelDescendant(node.child(i)))
       return true;
   return false;
 }
