@@ -6,12 +6,14 @@
 #include "compiler/CompiledModel.h"
 #include "compiler/SharedLibrary.h"
 #include "ir/import/ModelLoader.h"
+#include "test/support/AbiDriver.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -64,12 +66,26 @@ int fmaCount(const std::string &assembly, const std::string &reg) {
   return count;
 }
 
-/// The first CPU among some AVX-512 ones that needs a feature this machine lacks, or "".
-std::string cpuThisMachineLacks() {
-  for (const char *cpu : {"x86-64-v4", "tigerlake", "sapphirerapids", "znver5"})
-    if (!codegen::missingHostFeatures(codegen::resolveTarget("native", cpu)).empty())
-      return cpu;
-  return "";
+/// A CPU this machine cannot run code for, its compile options and the first feature it lacks.
+struct LackedCpu {
+  std::string cpu;
+  compiler::CompileOptions options;
+  std::string missing;
+};
+
+/// The first CPU among some AVX-512 ones that needs a feature this machine lacks; nullopt (with
+/// a warning) on a machine that has them all or is not x86.
+std::optional<LackedCpu> cpuThisMachineLacks() {
+  if (!onX86())
+    return std::nullopt;
+  for (const char *cpu : {"x86-64-v4", "tigerlake", "sapphirerapids", "znver5"}) {
+    compiler::CompileOptions options = optionsFor(cpu);
+    std::vector<std::string> missing = codegen::missingHostFeatures(options.target);
+    if (!missing.empty())
+      return LackedCpu{cpu, options, missing.front()};
+  }
+  WARN("this machine has every feature of the AVX-512 CPUs tried; nothing to refuse");
+  return std::nullopt;
 }
 
 int blockOfDefaultTrace(const std::string &cpu) {
@@ -113,15 +129,10 @@ TEST_CASE("the default trace blocks channels by the target's lanes", "[target]")
 
 TEST_CASE("JIT code for a CPU this machine lacks is refused, naming the missing feature",
           "[target][jit]") {
-  if (!onX86())
+  std::optional<LackedCpu> lacked = cpuThisMachineLacks();
+  if (!lacked)
     return;
-  std::string cpu = cpuThisMachineLacks();
-  if (cpu.empty()) {
-    WARN("this machine has every feature of the AVX-512 CPUs tried; nothing to refuse");
-    return;
-  }
-  compiler::CompileOptions options = optionsFor(cpu);
-  std::string missing = codegen::missingHostFeatures(options.target).front();
+  const auto &[cpu, options, missing] = *lacked;
   CHECK_THROWS_WITH(
       compiler::CompiledModel::compile(
           compiler::lowerToPolyhedral(convGraph(), {}, options.target.vector), options),
@@ -131,22 +142,16 @@ TEST_CASE("JIT code for a CPU this machine lacks is refused, naming the missing 
 TEST_CASE("a library for a CPU this machine lacks returns NULL from nasc_model_create, naming "
           "the missing feature",
           "[target][abi]") {
-  if (!onX86())
+  std::optional<LackedCpu> lacked = cpuThisMachineLacks();
+  if (!lacked)
     return;
-  std::string cpu = cpuThisMachineLacks();
-  if (cpu.empty()) {
-    WARN("this machine has every feature of the AVX-512 CPUs tried; nothing to refuse");
-    return;
-  }
-  compiler::CompileOptions options = optionsFor(cpu);
-  std::string missing = codegen::missingHostFeatures(options.target).front();
+  const auto &[cpu, options, missing] = *lacked;
   fs::path dir = workDir();
   fs::path library = dir / "libconv_other_cpu.so";
   compiler::emitSharedLibrary(compiler::lowerToPolyhedral(convGraph(), {}, options.target.vector),
                               options, library.string(), (dir / "conv_other_cpu.h").string());
   std::string driver = (dir / "abi_driver").string();
-  std::string build = "cc -O1 -o " + driver + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
-  REQUIRE(std::system(build.c_str()) == 0);
+  REQUIRE(test::buildAbiDriver(driver) == 0);
   fs::path err = dir / "create_error.txt";
   std::string run = driver + " " + library.string() + " /dev/null /dev/null 2> " + err.string();
   int status = std::system(run.c_str());
