@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/BlockChannels.h"
+#include "compiler/transforms/ConvStatement.h"
 #include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Primitives.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -57,6 +59,117 @@ std::vector<int> identityOrder(size_t depth) {
   return order;
 }
 
+/// A band member of a statement while the trace splits its loops: iterator `dim`, and `part`
+/// p + 1 the inner loop of a split of part p (part 0 is the unsplit loop or a split's outer one).
+struct Member {
+  size_t dim = 0;
+  int part = 0;
+  bool operator==(const Member &o) const { return dim == o.dim && part == o.part; }
+};
+
+/// The members of a statement's first band, in order, as split and interchange steps change
+/// them; it makes those steps.
+class BandMembers {
+public:
+  explicit BandMembers(const ir::Statement &st) : name_(st.name) {
+    for (size_t d = 0; d < st.depth(); ++d) {
+      members_.push_back({d, 0});
+      counts_.push_back({st.extents[d]});
+    }
+  }
+
+  const std::vector<Member> &members() const { return members_; }
+  /// The innermost part of iterator `dim`.
+  Member innermost(size_t dim) const { return {dim, static_cast<int>(counts_[dim].size()) - 1}; }
+  /// Iterations of the innermost part of `dim`.
+  int64_t innermostCount(size_t dim) const { return counts_[dim].back(); }
+  /// The factors `dim`'s parts were split by, in order.
+  std::vector<int64_t> splitFactors(size_t dim) const {
+    return {counts_[dim].begin() + 1, counts_[dim].end()};
+  }
+
+  /// The step splitting the innermost part of `dim` into loops of `factor` iterations inside.
+  ScheduleStep split(size_t dim, int64_t factor) {
+    const Member m = innermost(dim);
+    const int at = position(m);
+    members_.insert(members_.begin() + at + 1, {dim, m.part + 1});
+    counts_[dim].push_back(factor);
+    return {"split",
+            {name_},
+            {{"member", {at}}, {"factor", {static_cast<int>(factor)}}, {"band", {0}}}};
+  }
+
+  /// The step ordering the members as `order` (a permutation of members()), or nullopt when
+  /// that is the current order.
+  std::optional<ScheduleStep> interchange(const std::vector<Member> &order) {
+    if (order == members_)
+      return std::nullopt;
+    std::vector<int> positions;
+    for (const Member &m : order)
+      positions.push_back(position(m));
+    members_ = order;
+    return ScheduleStep{"interchange", {name_}, {{"order", positions}}};
+  }
+
+  int position(Member m) const {
+    return static_cast<int>(std::find(members_.begin(), members_.end(), m) - members_.begin());
+  }
+
+private:
+  std::string name_;
+  std::vector<Member> members_;
+  std::vector<std::vector<int64_t>> counts_;
+};
+
+/// The iterator that index `e` of statement `st` takes the values of: e is one iterator
+/// (coefficient 1, constant 0), or a sum of such iterators all but one of which have one
+/// iteration (g + k' of a depthwise conv's output channel); nullopt otherwise.
+std::optional<size_t> indexIterator(const ir::Statement &st, const ir::AffineExpr &e) {
+  std::vector<size_t> used, varying;
+  for (size_t d = 0; d < e.coeffs.size(); ++d)
+    if (e.coeffs[d] != 0) {
+      if (e.coeffs[d] != 1)
+        return std::nullopt;
+      used.push_back(d);
+      if (st.extents[d] > 1)
+        varying.push_back(d);
+    }
+  if (e.constant != 0 || used.empty())
+    return std::nullopt;
+  if (used.size() == 1)
+    return used[0];
+  return varying.size() == 1 ? std::optional<size_t>(varying[0]) : std::nullopt;
+}
+
+/// For each iterator of `st` that an index of `access` takes the values of (indexIterator),
+/// that index's position in the tensor.
+std::vector<std::optional<size_t>> tensorIndexOfIterators(const ir::Statement &st,
+                                                          const ir::Access &access) {
+  std::vector<std::optional<size_t>> position(st.depth());
+  for (size_t i = 0; i < access.index.size(); ++i)
+    if (std::optional<size_t> it = indexIterator(st, access.index[i]))
+      position[*it] = i;
+  return position;
+}
+
+/// The access of `st` to kernel tensor `tensor`: its write if it writes it, else its first
+/// load of it.
+const ir::Access &accessTo(const ir::Statement &st, int tensor) {
+  if (st.write.tensor == tensor)
+    return st.write;
+  std::vector<const ir::Access *> loads;
+  collectLoads(st.value, loads);
+  return **std::find_if(loads.begin(), loads.end(),
+                        [&](const ir::Access *a) { return a->tensor == tensor; });
+}
+
+/// Iterations of the loop of tile.loops[i] (split by the next loop when that is of the same
+/// iterator).
+int memberCount(const RegisterTile &tile, size_t i) {
+  const bool split = i + 1 < tile.loops.size() && tile.loops[i + 1].dim == tile.loops[i].dim;
+  return tile.loops[i].count / (split ? tile.loops[i + 1].count : 1);
+}
+
 /// Builds a trace step by step, applying each step to keep the current schedule.
 class TraceBuilder {
 public:
@@ -75,6 +188,19 @@ public:
       return false;
     }
     trace_.steps.push_back(step);
+    return true;
+  }
+
+  /// Appends all of `steps` if each applies after the ones before it; otherwise none of them.
+  bool tryAll(const std::vector<ScheduleStep> &steps) {
+    const isl::schedule before = current_.schedule;
+    const size_t applied = trace_.steps.size();
+    for (const ScheduleStep &step : steps)
+      if (!tryStep(step)) {
+        current_.schedule = before;
+        trace_.steps.resize(applied);
+        return false;
+      }
     return true;
   }
 
@@ -107,53 +233,102 @@ public:
   }
 
   /// The register tile of a statement over a box (docs/performance.md): split each of the
-  /// tile's loops whose count is below its extent, order the loops (outer outputs with the
-  /// outer parts, reductions, the tile's loops), unroll all of them but the last (vectorized).
-  /// Returns false, adding nothing, when the statement does not qualify.
+  /// tile's loops whose count is below the iterations left of its iterator, order the loops
+  /// (outer outputs with the outer parts, reductions, the tile's loops), unroll all of them but
+  /// the last (vectorized). Returns false, adding nothing, when the statement does not qualify.
   bool registerTile(const ir::Statement &st) {
     std::optional<RegisterTile> tile = defaultRegisterTile(st, unit_);
     if (!tile)
       return false;
-    // The band's members as (iterator, part): part 1 is the inner loop of a split.
-    std::vector<std::pair<size_t, int>> members;
-    for (size_t d = 0; d < st.depth(); ++d)
-      members.push_back({d, 0});
-    auto position = [&](std::pair<size_t, int> m) {
-      return static_cast<int>(std::find(members.begin(), members.end(), m) - members.begin());
-    };
+    BandMembers band(st);
     std::vector<ScheduleStep> steps;
-    std::vector<std::pair<size_t, int>> inner;
+    std::vector<Member> inner;
     for (const RegisterTile::Loop &loop : tile->loops) {
-      const bool split = loop.count < st.extents[loop.dim];
-      if (split) {
-        const int at = position({loop.dim, 0});
-        members.insert(members.begin() + at + 1, {loop.dim, 1});
-        steps.push_back({"split", {st.name},
-                         {{"member", {at}}, {"factor", {loop.count}}, {"band", {0}}}});
-      }
-      inner.push_back({loop.dim, split ? 1 : 0});
+      if (loop.count < band.innermostCount(loop.dim))
+        steps.push_back(band.split(loop.dim, loop.count));
+      inner.push_back(band.innermost(loop.dim));
     }
-    std::vector<int> order, reductions;
-    for (const auto &m : members)
+    std::vector<Member> order, reductions;
+    for (const Member &m : band.members())
       if (std::find(inner.begin(), inner.end(), m) == inner.end())
-        (isReductionDim(st, m.first) ? reductions : order).push_back(position(m));
+        (isReductionDim(st, m.dim) ? reductions : order).push_back(m);
+    if (tile->rowsOutside)
+      moveRowsAfterOuterOutputs(order, tile->loops.front().dim, tile->loops.back().dim);
     order.insert(order.end(), reductions.begin(), reductions.end());
-    for (const auto &m : inner)
-      order.push_back(position(m));
-    steps.push_back({"interchange", {st.name}, {{"order", order}}});
+    order.insert(order.end(), inner.begin(), inner.end());
+    if (std::optional<ScheduleStep> step = band.interchange(order))
+      steps.push_back(*step);
     for (size_t i = 0; i + 1 < tile->loops.size(); ++i)
       steps.push_back({"unroll", {st.name},
                        {{"member", {static_cast<int>(order.size() - tile->loops.size() + i)}},
-                        {"factor", {tile->loops[i].count}},
+                        {"factor", {memberCount(*tile, i)}},
                         {"band", {0}}}});
-    return std::all_of(steps.begin(), steps.end(),
-                       [&](const ScheduleStep &step) { return tryStep(step); });
+    if (!tryAll(steps))
+      return false;
+    tiled_.emplace(st.name, band);
+    return true;
   }
 
-  /// Fuses, at depth kEpilogueFuseDepth, each run of consecutive statements around a reduction
-  /// statement that access the tensor it writes (its initialisation, bias, activation,
-  /// residual Add, block_channels' copy out), when that is legal: each output row is then
-  /// finished while it is in cache.
+  /// Moves the outer part of iterator `rows` (in `order`, the outer output members) to just
+  /// before the outer part of `columns`: RegisterTile::rowsOutside.
+  static void moveRowsAfterOuterOutputs(std::vector<Member> &order, size_t rows, size_t columns) {
+    auto isRows = [&](const Member &m) { return m.dim == rows; };
+    auto at = std::find_if(order.begin(), order.end(), isRows);
+    if (at == order.end())
+      return;
+    const Member moved = *at;
+    order.erase(at);
+    auto before = std::find_if(order.begin(), order.end(),
+                               [&](const Member &m) { return m.dim == columns; });
+    order.insert(before, moved);
+  }
+
+  /// The steps giving statement `neighbour` the first `depth` loops of the register-tiled
+  /// statement `reduction` (each an iterator split as the reduction's is, matched through the
+  /// index of `tensor` both access), so the two can be fused at `depth`; nullopt when an
+  /// iterator of those loops does not index the tensor alone in both.
+  std::optional<std::vector<ScheduleStep>> alignTo(const ir::Statement &neighbour,
+                                                   const ir::Statement &reduction,
+                                                   const BandMembers &tiled, int tensor,
+                                                   int depth) const {
+    const std::vector<std::optional<size_t>> reductionIndex =
+        tensorIndexOfIterators(reduction, accessTo(reduction, tensor));
+    const std::vector<std::optional<size_t>> neighbourIndex =
+        tensorIndexOfIterators(neighbour, accessTo(neighbour, tensor));
+    auto neighbourDim = [&](size_t dim) -> std::optional<size_t> {
+      if (!reductionIndex[dim])
+        return std::nullopt;
+      auto it = std::find(neighbourIndex.begin(), neighbourIndex.end(), reductionIndex[dim]);
+      if (it == neighbourIndex.end())
+        return std::nullopt;
+      return static_cast<size_t>(it - neighbourIndex.begin());
+    };
+    BandMembers band(neighbour);
+    std::vector<ScheduleStep> steps;
+    std::vector<Member> order;
+    for (int i = 0; i < depth; ++i) {
+      const Member m = tiled.members()[static_cast<size_t>(i)];
+      std::optional<size_t> dim = neighbourDim(m.dim);
+      if (!dim || neighbour.extents[*dim] != reduction.extents[m.dim])
+        return std::nullopt;
+      if (band.splitFactors(*dim).empty())
+        for (int64_t factor : tiled.splitFactors(m.dim))
+          steps.push_back(band.split(*dim, factor));
+      order.push_back({*dim, m.part});
+    }
+    for (const Member &m : band.members())
+      if (std::find(order.begin(), order.end(), m) == order.end())
+        order.push_back(m);
+    if (std::optional<ScheduleStep> step = band.interchange(order))
+      steps.push_back(*step);
+    return steps;
+  }
+
+  /// Fuses each run of consecutive statements around a reduction statement that access the
+  /// tensor it writes (its initialisation, bias, activation, residual Add, block_channels' copy
+  /// out), when that is legal: each output row is then finished while it is in cache. Around a
+  /// register-tiled statement the others first get its outer loops (alignTo) and the fusion is
+  /// at its outer output loops, at most kEpilogueFuseDepth; otherwise at kEpilogueFuseDepth.
   void fuseAroundReductions(const ir::Kernel &kernel) {
     const std::vector<ir::Statement> &sts = kernel.statements;
     for (size_t i = 0; i < sts.size(); ++i) {
@@ -165,13 +340,84 @@ public:
         --first;
       while (last + 1 < sts.size() && accessesTensor(sts[last + 1], tensor))
         ++last;
-      std::vector<std::string> names;
-      for (size_t j = first; j <= last; ++j)
-        names.push_back(sts[j].name);
-      if (names.size() > 1)
-        tryStep({"fuse", names, {{"depth", {kEpilogueFuseDepth}}}});
+      if (last > first)
+        fuseRun(sts, first, last, i);
       i = last;
     }
+  }
+
+  /// Fuses statements first..last of `sts` around the reduction statement sts[reduction]:
+  /// around a register-tiled one at the deepest depth from min(kEpilogueFuseDepth, its outer
+  /// output loops) down to 2 at which the others align to it (a depthwise conv's k' loop of one
+  /// iteration matches none of its bias loops: fused per channel plane, depth 2).
+  void fuseRun(const std::vector<ir::Statement> &sts, size_t first, size_t last,
+               size_t reduction) {
+    std::vector<std::string> names;
+    for (size_t j = first; j <= last; ++j)
+      names.push_back(sts[j].name);
+    auto tiled = tiled_.find(sts[reduction].name);
+    if (tiled == tiled_.end()) {
+      tryStep({"fuse", names, {{"depth", {kEpilogueFuseDepth}}}});
+      return;
+    }
+    const int outer = std::min(kEpilogueFuseDepth, outerOutputLoops(sts[reduction], tiled->second));
+    for (size_t from : {producersBefore(sts, first, reduction), first})
+      for (int depth = outer; depth >= 2; --depth) {
+        std::optional<std::vector<ScheduleStep>> steps =
+            alignedFusion(sts, from, last, reduction, tiled->second, depth);
+        if (steps && tryAll(*steps))
+          return;
+      }
+  }
+
+  /// The first of the consecutive statements before sts[first] that write a tensor
+  /// sts[reduction] loads (pad_input's fill and copy of a conv's input), or `first`.
+  static size_t producersBefore(const std::vector<ir::Statement> &sts, size_t first,
+                                size_t reduction) {
+    std::vector<const ir::Access *> loads;
+    collectLoads(sts[reduction].value, loads);
+    auto loaded = [&](int tensor) {
+      return std::any_of(loads.begin(), loads.end(),
+                         [&](const ir::Access *a) { return a->tensor == tensor; });
+    };
+    while (first > 0 && loaded(sts[first - 1].write.tensor))
+      --first;
+    return first;
+  }
+
+  /// The steps aligning statements first..last of `sts` but sts[reduction] to its band
+  /// `tiled` (alignTo, through the tensor the reduction writes, or else the one the statement
+  /// writes) and fusing them all at `depth`; nullopt if one does not align.
+  std::optional<std::vector<ScheduleStep>> alignedFusion(const std::vector<ir::Statement> &sts,
+                                                         size_t first, size_t last,
+                                                         size_t reduction,
+                                                         const BandMembers &tiled,
+                                                         int depth) const {
+    std::vector<ScheduleStep> steps;
+    std::vector<std::string> names;
+    for (size_t j = first; j <= last; ++j) {
+      names.push_back(sts[j].name);
+      if (j == reduction)
+        continue;
+      const int output = sts[reduction].write.tensor;
+      std::optional<std::vector<ScheduleStep>> align =
+          alignTo(sts[j], sts[reduction], tiled,
+                  accessesTensor(sts[j], output) ? output : sts[j].write.tensor, depth);
+      if (!align)
+        return std::nullopt;
+      steps.insert(steps.end(), align->begin(), align->end());
+    }
+    steps.push_back({"fuse", names, {{"depth", {depth}}}});
+    return steps;
+  }
+
+  /// The leading members of `band` (of statement `st`) before its first reduction loop.
+  static int outerOutputLoops(const ir::Statement &st, const BandMembers &band) {
+    int n = 0;
+    while (n < static_cast<int>(band.members().size()) &&
+           !isReductionDim(st, band.members()[static_cast<size_t>(n)].dim))
+      ++n;
+    return n;
   }
 
   /// Parallelizes the outermost parallel loop of `st`'s first band (no band is above it) unless
@@ -207,6 +453,7 @@ private:
   const poly::Dependences &deps_;
   codegen::VectorUnit unit_;
   KernelSchedule trace_;
+  std::map<std::string, BandMembers> tiled_; ///< Register-tiled statements' bands, by name.
 };
 
 } // namespace
@@ -274,6 +521,28 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   return tile;
 }
 
+/// The tile of a statement whose innermost output dimension `width` is a multiple of two or
+/// more vectors, with rows of `jam` if any, as defaultRegisterTile describes.
+RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, size_t width,
+                           const codegen::VectorUnit &unit) {
+  const int64_t rowVectors = st.extents[width] / unit.lanes;
+  RegisterTile tile;
+  int64_t vectors = largestDivisor(
+      rowVectors, std::min<int64_t>(kMaxTileAccumulators, unit.registers - 2));
+  if (jam) {
+    vectors = largestDivisor(rowVectors, kMaxRowVectors);
+    const int64_t accumulators =
+        std::min<int64_t>(kMaxTileAccumulators, unit.registers - vectors - 1);
+    tile.loops.push_back({*jam, static_cast<int>(largestDivisor(st.extents[*jam],
+                                                                accumulators / vectors))});
+    tile.rowsOutside = true;
+  }
+  if (vectors > 1)
+    tile.loops.push_back({width, static_cast<int>(vectors * unit.lanes)});
+  tile.loops.push_back({width, unit.lanes});
+  return tile;
+}
+
 /// The block_channels block of statement `name` of program.calls[call]: the first of the
 /// vector's lanes, halved while at least kMinChannelBlock, that block_channels accepts (it
 /// divides the output channels per group, or a depthwise conv's channels); 0 if none.
@@ -297,7 +566,11 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
   if (st.extents[width] >= kMinChannelBlock && unit.lanes % st.extents[width] == 0)
     return vectorTile(st, width, unit);
   std::optional<size_t> jam = defaultJamDimension(st);
-  if (!jam || *jam > width)
+  if (jam && *jam > width)
+    return std::nullopt;
+  if (st.extents[width] % unit.lanes == 0 && st.extents[width] >= 2 * unit.lanes)
+    return rowVectorTile(st, jam, width, unit);
+  if (!jam)
     return std::nullopt;
   const int64_t rows = st.extents[*jam] % kTileRows == 0 ? kTileRows : 0;
   auto columns = std::find_if(kTileWidths.begin(), kTileWidths.end(),
@@ -321,6 +594,9 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
       steps.push_back({"pad_input", {name}, {}});
     }
   for (const std::string &name : names) {
+    const ir::Statement *st = findStatement(program.calls[call].kernel, name);
+    if (keepsNchwLayout(*st, unit))
+      continue;
     const int block = channelBlock(program, call, name, unit);
     if (block == 0)
       continue;
@@ -328,6 +604,24 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
     steps.push_back({"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});
   }
   return steps;
+}
+
+bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit) {
+  ConvStatement conv;
+  if (!st.constraints.empty() || !matchConvStatement(st, conv).empty())
+    return false;
+  const bool depthwise = conv.group && conv.inPerGroup == 1 && conv.outPerGroup == 1;
+  for (size_t d = 0; d < st.depth(); ++d)
+    if (isReductionDim(st, d) && d != conv.c && st.extents[d] != 1 && !depthwise)
+      return false;
+  const size_t width = static_cast<size_t>(defaultLoopOrder(st).back());
+  if (!unitStride(st, width) || st.extents[width] % unit.lanes != 0 ||
+      st.extents[width] < 2 * unit.lanes)
+    return false;
+  std::optional<size_t> jam = defaultJamDimension(st);
+  const bool tileOfVectors =
+      jam && *jam < width && largestDivisor(st.extents[width] / unit.lanes, kMaxRowVectors) > 1;
+  return depthwise || (!conv.group && tileOfVectors);
 }
 
 std::optional<size_t> defaultJamDimension(const ir::Statement &st) {

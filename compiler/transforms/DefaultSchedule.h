@@ -54,8 +54,31 @@ struct RegisterTile {
     size_t dim = 0;
     int count = 0;
   };
+  /// Outermost first; an iterator may have several loops (a vectorized dimension split into
+  /// vectors and lanes), each a split of the one before.
   std::vector<Loop> loops;
+  /// Whether the outer part of the first loop's iterator goes after the other outer output
+  /// loops, just before the outer part of the last loop's (conv in NCHW: (n, oh, k0, ow0)), so
+  /// a row of the streamed operand is reused by every group of rows while in cache.
+  bool rowsOutside = false;
 };
+
+/// Most vectors along the innermost output dimension of an unblocked register tile (its rows
+/// share each loaded vector of the streamed operand; more vectors leave fewer registers to
+/// rows, which share each broadcast).
+inline constexpr int kMaxRowVectors = 3;
+
+/// Whether the default layout leaves convolution statement `st` (its domain a box, i.e. after
+/// pad_input) in NCHW, not block_channels: a convolution whose loads move by one element along
+/// ow, with ow a multiple of at least two vectors, that is depthwise (channel multiplier 1) or
+/// dense 1x1 (every reduction loop but the input channels' has one iteration) with a number of
+/// vectors in ow that some 2 to kMaxRowVectors divides (ResNet-50's 1x1 convs at 56 columns, 7
+/// vectors on AVX2, stay blocked: in NCHW the network ran 4% slower, its 3x3 neighbours then
+/// copying between layouts). Its default
+/// register tile then vectorizes it along ow with no relayout copies (AVX2, 1 thread:
+/// MobileNetV2's 1x1 32 -> 16 at 112x112 2.6x and its depthwise 3x3 of 32 channels at 112x112
+/// 1.5x faster than blocked, docs/performance.md).
+bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit);
 
 /// Depth of the loops the default trace fuses around a reduction statement: (n, k, oh) of a
 /// convolution, so each output row gets its bias, activation and copy-out while in cache.
@@ -89,6 +112,13 @@ inline constexpr int kMinChannelBlock = 4;
 ///    and one broadcast input in registers); j = 2 when its r·j is at least the r of j = 1 or
 ///    kMinTileAccumulators (AVX-512: 2 x 8 for 56 columns, 2 x 7 for 7; AVX2: 2 x 4 for 56 and
 ///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md);
+///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
+///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
+///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most
+///    kMaxTileAccumulators and unit.registers − v − 1), O split into the v vectors and a
+///    vector's lanes, rowsOutside (AVX2, 1x1 32 -> 16 at 112: 4 x 2 vectors of 8); without J
+///    (depthwise) v vectors alone, v the largest divisor up to kMaxTileAccumulators and
+///    unit.registers − 2 (AVX2 at 112: 14 vectors of 8);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
@@ -97,8 +127,8 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
 /// Applies the default layout steps to the kernel of program.calls[call] and returns them, in
 /// order: pad_input of each zero-padded convolution statement (compiler/transforms/PadInput.h),
 /// then block_channels (BlockChannels.h) of each convolution (dense, grouped or depthwise) it
-/// applies to, with block the first of the vector's lanes, halved while at least
-/// kMinChannelBlock, that block_channels accepts, and its default input block.
+/// applies to but keepsNchwLayout ones, with block the first of the vector's lanes, halved
+/// while at least kMinChannelBlock, that block_channels accepts, and its default input block.
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
                                              const codegen::VectorUnit &unit);
 
@@ -106,14 +136,18 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
 /// named `node`, for a machine with `unit`: per statement in order, the defaultRegisterTile when
 /// there is one (split its loops where the tile holds fewer iterations than the loop, order
 /// (outer outputs with the outer parts, reductions, the tile's loops in order), unroll all but
-/// the last: the tile's outputs stay in vector registers across the reduction loops); otherwise
+/// the last: the tile's outputs stay in vector registers across the reduction loops; all its
+/// steps or none); otherwise
 /// interchange to defaultLoopOrder when that is legal and not the identity, and unroll-and-jam
 /// of defaultJamDimension by kJamFactor (split it, move the inner part innermost, unroll it: the
 /// vectorized loop then computes kJamFactor outputs per load of the shared operand); then
-/// fuse, at depth kEpilogueFuseDepth, each run of consecutive statements around a reduction
-/// statement that access the tensor it writes, where legal; then per statement in order
-/// parallelize the outermost member of its (possibly shared) band that carries no dependence
-/// and has more than one iteration (poly::outermostParallelMember), if any.
+/// fuse each run of consecutive statements around a reduction statement that access the
+/// tensor it writes, where legal (around a register-tiled one, the others first split and
+/// ordered as its outer loops are, matched through the tensor's index, and fused at its outer
+/// output loops, at most kEpilogueFuseDepth; around others at kEpilogueFuseDepth); then per
+/// statement in order parallelize the outermost member of its (possibly shared) band that
+/// carries no dependence and has more than one iteration (poly::outermostParallelMember), if
+/// any.
 /// Applying it with applyTrace gives the default schedule.
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
                             const ir::Kernel &kernel, const std::string &node,

@@ -110,3 +110,106 @@ TEST_CASE("the default schedule starts no thread team inside a reduction loop",
   CHECK(marks >= 2); // the Gemm's bias init and the pool's scaling loop
   CHECK(test::referenceError(std::move(model), path, 2, 7) <= 1e-5);
 }
+
+namespace {
+
+/// x [1, c, h, w] -> Conv (k output channels, `window` x `window`, padding window / 2, stride
+/// `stride`, `group`, bias) -> Relu -> y, weights he_normal.
+std::string convReluModel(const std::string &name, int64_t c, int64_t h, int64_t w, int64_t k,
+                          int64_t window, int64_t stride, int64_t group) {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  const std::string pad = str(window / 2);
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) + ", " +
+         str(h) + ", " + str(w) + R"(]}], "outputs": ["y"], "nodes": [
+      {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
+       "attributes": {"kernel_shape": [)" + str(window) + ", " + str(window) + R"(], "strides": [)" +
+         str(stride) + ", " + str(stride) + R"(], "pads": [)" + pad + ", " + pad + ", " + pad + ", " +
+         pad + R"(], "group": )" + str(group) + R"(}},
+      {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}],
+    "initializers": [
+      {"name": "w", "shape": [)" + str(k) + ", " + str(c / group) + ", " + str(window) + ", " +
+         str(window) + R"(], "init": "he_normal", "seed": 3},
+      {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": 4}]})";
+}
+
+/// The default trace of `json`'s conv kernel for a machine with `unit`, as a schedule file, and
+/// the model's error against the reference executor with 2 threads.
+std::pair<std::string, double> defaultTraceAndError(const std::string &name,
+                                                    const std::string &json,
+                                                    codegen::VectorUnit unit) {
+  const std::string path = test::writeModel(name, json).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
+  std::string trace = compiler::scheduleToJson(model.schedule);
+  return {trace, test::referenceError(std::move(model), path, 2, 9)};
+}
+
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("the default trace keeps a 1x1 conv whose rows are whole vectors in NCHW, tiled "
+          "output channels x vectors of columns, with its bias and ReLU fused into its rows",
+          "[default-schedule][jit]") {
+  // S1[n, k, oh, ow, c, r, s] of a 1x1 conv, 16 output channels, 32 columns. AVX2 (8 lanes, 16
+  // registers): 4 vectors per row, 2 of them per tile (the largest divisor of 4 up to 3); 16 -
+  // 2 - 1 = 13 registers leave 13 / 2 = 6 accumulator rows, 4 the largest divisor of 16.
+  const std::string json = convReluModel("pointwise", 8, 3, 32, 16, 1, 1, 1);
+  auto [trace, error] = defaultTraceAndError("pointwise", json, {8, 16});
+  INFO(trace);
+  CHECK(!has(trace, "block_channels"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":1,"factor":4,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":4,"factor":16,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":5,"factor":8,"band":0})"));
+  // (n, oh, k0, ow0, c, r, s, k1, ow1, ow2): the row loop outside the channel groups.
+  CHECK(has(trace, R"("order":[0,3,1,4,7,8,9,2,5,6])"));
+  CHECK(has(trace, R"({"primitive":"fuse","statements":["S0","S1","S2"],"depth":3})"));
+  CHECK(error <= 1e-5);
+  // AVX-512 (16 lanes, 32 registers): 2 vectors per row, both in the tile, 8 rows.
+  auto [wide, wideError] = defaultTraceAndError("pointwise16", json, {16, 32});
+  INFO(wide);
+  CHECK(!has(wide, "block_channels"));
+  CHECK(has(wide, R"({"primitive":"split","statement":"S1","member":1,"factor":8,"band":0})"));
+  CHECK(wideError <= 1e-5);
+}
+
+TEST_CASE("the default trace keeps a depthwise conv whose rows are whole vectors in NCHW and "
+          "blocks the others",
+          "[default-schedule][jit]") {
+  // Depthwise 3x3, padding 1, 32 columns: vectorized along ow, the whole row (4 vectors of 8)
+  // in the tile.
+  auto [trace, error] = defaultTraceAndError(
+      "dwnchw", convReluModel("dwnchw", 8, 5, 32, 8, 3, 1, 8), {8, 16});
+  INFO(trace);
+  CHECK(has(trace, "pad_input"));
+  CHECK(!has(trace, "block_channels"));
+  CHECK(has(trace, R"("factor":8)"));
+  CHECK(error <= 1e-5);
+  // A row of one vector (8 columns), a strided conv and a 3x3 dense one are blocked.
+  for (const auto &[name, json] :
+       {std::pair{"dwnarrow", convReluModel("dwnarrow", 8, 5, 8, 8, 3, 1, 8)},
+        std::pair{"pwstrided", convReluModel("pwstrided", 8, 6, 32, 16, 1, 2, 1)},
+        std::pair{"dense3", convReluModel("dense3", 8, 4, 32, 16, 3, 1, 1)}}) {
+    auto [blocked, blockedError] = defaultTraceAndError(name, json, {8, 16});
+    INFO(name << ": " << blocked);
+    CHECK(has(blocked, "block_channels"));
+    CHECK(blockedError <= 1e-5);
+  }
+}
+
+TEST_CASE("the default trace fuses a blocked conv's bias, ReLU and copy-out into the rows of "
+          "its register tile",
+          "[default-schedule][jit]") {
+  // 32 output channels in 4 blocks of 8 on AVX2: the tile holds 2 blocks (k0 split by 2) by 4
+  // columns, so the bias S0, the ReLU S2 and the copy-out P5 get k0 split by 2 and the order
+  // (n, k0 outer, oh, ...) before fusing at depth 3.
+  auto [trace, error] =
+      defaultTraceAndError("fusedrows", convReluModel("fusedrows", 8, 4, 8, 32, 3, 1, 1), {8, 16});
+  INFO(trace);
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":1,"factor":2,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S0","member":1,"factor":2,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S2","member":1,"factor":2,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"fuse","statements":["S0","S1","S2","P5"],"depth":3})"));
+  CHECK(error <= 1e-5);
+}
