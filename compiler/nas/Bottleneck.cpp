@@ -1,6 +1,8 @@
 #include "compiler/nas/Bottleneck.h"
 
+#include "compiler/nas/BottleneckScop.h"
 #include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
 #include "ir/passes/GraphEdit.h"
 
@@ -142,6 +144,27 @@ void bottleneck(ir::Graph &graph, const std::string &node, int64_t B) {
   if (!layer.bias.empty())
     gatherInitializer(graph, layer.bias, 0, keep);
   Bottleneck{graph, transform}.follow(conv, conv.outputs.at(0), keep);
+}
+
+NeuralTransform bottleneckTransform() {
+  NeuralTransform t;
+  t.name = "bottleneck";
+  t.parameters = {scalarParameter("B")};
+  t.summary = "output channels K become K/B (the first K/(B·group) of each group); the consumers "
+              "follow: BatchNormalization, per-channel ops, a Conv of group 1 (its input "
+              "channels), Flatten into Gemm (its features)";
+  t.flops = "÷ B, and ÷ B for each consumer Conv";
+  t.params = "W, B ÷ B; each consumer's W ÷ B";
+  t.refusedWhen = "K/(B·group) is not a positive integer; the value reaches a graph output, a "
+                  "grouped Conv or another consumer (a residual Add, a Concat)";
+  t.example = {2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
+    bottleneck(graph, step.node, step.args.at(0));
+  };
+  t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
+    return bottleneckRewrite(ctx, graph, step.node, step.args.at(0));
+  };
+  return t;
 }
 
 } // namespace nasc::nas

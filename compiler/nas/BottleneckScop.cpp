@@ -15,6 +15,11 @@ int positionOf(const ir::Statement &st, const std::string &iterator) {
   return it == st.iterators.end() ? -1 : static_cast<int>(it - st.iterators.begin());
 }
 
+/// The name of iterator `position` of the reduction statement `r`.
+const std::string &iteratorName(const Reduction &r, int position) {
+  return r.statement->iterators.at(static_cast<size_t>(position));
+}
+
 /// `kernel` narrowed to iterator < extent and checked; its reduction statement before and after.
 ScopRewrite narrowKernel(isl::ctx ctx, const ir::Kernel &kernel, const std::string &iterator,
                          int64_t extent, const std::string &label) {
@@ -71,11 +76,15 @@ std::vector<ScopRewrite> bottleneckRewrite(isl::ctx ctx, const ir::Graph &graph,
   const ir::Graph narrowed = applyNeuralStep(graph, {node, "bottleneck", {B}});
   const ir::Program program = lowerForInference(graph);
   const ir::Kernel &producer = kernelOf(program, node);
-  const int64_t K = findReduction(producer).K();
-  std::vector<ScopRewrite> rewrites{narrowKernel(ctx, producer, "k", K / B, "producer " + node)};
-  for (const std::string &consumer : narrowedConsumers(graph, narrowed, node))
+  const Reduction r = findReduction(producer);
+  std::vector<ScopRewrite> rewrites{
+      narrowKernel(ctx, producer, iteratorName(r, r.k), r.K() / B, "producer " + node)};
+  for (const std::string &consumer : narrowedConsumers(graph, narrowed, node)) {
+    const ir::Kernel &kernel = kernelOf(program, consumer);
+    const Reduction c = findReduction(kernel);
     rewrites.push_back(
-        narrowKernel(ctx, kernelOf(program, consumer), "c", K / B, "consumer " + consumer));
+        narrowKernel(ctx, kernel, iteratorName(c, c.c), r.K() / B, "consumer " + consumer));
+  }
   return rewrites;
 }
 

@@ -24,7 +24,9 @@ std::map<std::string, ir::Shape> narrowShapes(const ir::Kernel &kernel, const st
                                               int64_t extent);
 
 /// bottleneck(B) of Conv `node` of `graph` (static shapes, ir::prepareForTraining), group 1: the
-/// producer's kernel narrowed to k < K/B and each consumer Conv's kernel narrowed to c < K/B
+/// producer's kernel narrowed to k < K/B and each consumer Conv's kernel narrowed to c < K/B, k
+/// and c the channel iterators of each kernel's reduction statement (findReduction; narrowScop
+/// narrows every statement with an iterator of that name, as ir::lowerGraph names them)
 /// (the Convs whose weight loses input channels in nas::applyNeuralStep, which also decides
 /// legality), each checked with checkInsideTensors against narrowShapes. Returns their reduction
 /// statements before and after, producer first, labelled "producer NODE" / "consumer NODE". Gemm

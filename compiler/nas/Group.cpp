@@ -1,6 +1,8 @@
 #include "compiler/nas/Group.h"
 
 #include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/GroupScop.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
 
 namespace nasc::nas {
@@ -57,6 +59,40 @@ void depthwise(ir::Graph &graph, const std::string &node) {
                                             " are not a multiple of the input channels C = " +
                                             std::to_string(layer.C)));
   regroup(graph, layer, layer.C, "depthwise");
+}
+
+NeuralTransform groupTransform() {
+  NeuralTransform t;
+  t.name = "group";
+  t.parameters = {scalarParameter("G")};
+  t.summary = "output channels k become (g, k'), input channels c become (g', c'), only g = g' "
+              "kept: attribute `group` × G, W keeps its diagonal blocks";
+  t.flops = "÷ G";
+  t.params = "W ÷ G";
+  t.refusedWhen = "group·G does not divide C and K";
+  t.example = {2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
+    group(graph, step.node, step.args.at(0));
+  };
+  t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
+    return std::vector<ScopRewrite>{groupRewrite(ctx, graph, step.node, step.args.at(0))};
+  };
+  return t;
+}
+
+NeuralTransform depthwiseTransform() {
+  NeuralTransform t;
+  t.name = "depthwise";
+  t.summary = "group(C / group): one input channel per group, channel multiplier K / C";
+  t.flops = "÷ (C / group)";
+  t.params = "W ÷ (C / group)";
+  t.refusedWhen = "C does not divide K";
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) { depthwise(graph, step.node); };
+  t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
+    const int64_t C = convLayer(graph, step.node, step.toString()).C;
+    return std::vector<ScopRewrite>{groupRewrite(ctx, graph, step.node, C)};
+  };
+  return t;
 }
 
 } // namespace nasc::nas

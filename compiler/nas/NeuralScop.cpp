@@ -1,10 +1,12 @@
 #include "compiler/nas/NeuralScop.h"
 
+#include "compiler/transforms/KernelEdit.h"
 #include "ir/Error.h"
 #include "ir/lower/Lower.h"
 #include "ir/passes/Passes.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace nasc::nas {
@@ -18,6 +20,29 @@ std::string tupleName(const isl::map &map, isl_dim_type type) {
 std::string tupleName(const isl::set &set) { return isl_set_get_tuple_name(set.get()); }
 
 bool grouped(const ChannelPart &part) { return part.groups > 1; }
+
+bool isReduction(const ir::Statement &st, int d) {
+  return d >= 0 && static_cast<size_t>(d) < st.reduction.size() &&
+         st.reduction[static_cast<size_t>(d)];
+}
+
+/// `st` as the reduction statement of a dense convolution O[n, k, ...] += I[n, c, ...] ·
+/// W[k, c, ...]: an Add update of the product of two loads whose channel indices are plain
+/// iterators, k not marked as a reduction iterator, c marked as one; nullopt otherwise.
+std::optional<Reduction> denseConvolution(const ir::Statement &st) {
+  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
+      st.value.args.size() != 2 || st.value.args[0].op != ir::Expr::Op::Load ||
+      st.value.args[1].op != ir::Expr::Op::Load)
+    return std::nullopt;
+  const ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
+  if (o.index.size() < 2 || i.index.size() < 2 || w.index.size() < 2)
+    return std::nullopt;
+  const int k = compiler::plainIterator(o.index[1]), c = compiler::plainIterator(w.index[1]);
+  if (k < 0 || isReduction(st, k) || !isReduction(st, c) ||
+      compiler::plainIterator(w.index[0]) != k || compiler::plainIterator(i.index[1]) != c)
+    return std::nullopt;
+  return Reduction{&st, k, c};
+}
 
 /// The set space of the rewritten statement: S[n, g, kg, o..., cg, r...], or the statement's own
 /// S[n, k, o..., c, r...] when the part has one group.
@@ -110,14 +135,12 @@ unsigned Reduction::weightRank() const {
 }
 
 Reduction findReduction(const ir::Kernel &kernel) {
-  for (const ir::Statement &st : kernel.statements) {
-    auto k = std::find(st.iterators.begin(), st.iterators.end(), "k");
-    auto c = std::find(st.iterators.begin(), st.iterators.end(), "c");
-    if (k != st.iterators.end() && c != st.iterators.end())
-      return {&st, static_cast<int>(k - st.iterators.begin()),
-              static_cast<int>(c - st.iterators.begin())};
-  }
-  throw Error("kernel '" + kernel.name + "' has no dense convolution statement over (k, c)");
+  for (const ir::Statement &st : kernel.statements)
+    if (std::optional<Reduction> r = denseConvolution(st))
+      return *r;
+  throw Error("kernel '" + kernel.name +
+              "' has no dense convolution statement O[n, k, ...] += I[n, c, ...] · W[k, c, ...] "
+              "with c a reduction iterator");
 }
 
 const std::string &weightOf(const ir::Kernel &kernel, const Reduction &r) {

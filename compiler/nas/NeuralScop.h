@@ -33,7 +33,8 @@ struct ScopRewrite {
 };
 
 /// The dense reduction statement of a lowered convolution, S[n, k, o..., c, r...] (ir::lowerGraph
-/// of a Conv with group 1), and the positions of its iterators k and c.
+/// of a Conv with group 1), and the positions of its output channel iterator k and input channel
+/// iterator c.
 struct Reduction {
   const ir::Statement *statement = nullptr;
   int k = 0, c = 0;
@@ -46,8 +47,11 @@ struct Reduction {
   unsigned weightRank() const;
 };
 
-/// The statement of `kernel` whose iterators hold "k" and "c". Throws nasc::Error naming the
-/// kernel when there is none (e.g. a grouped Conv, whose iterators are kg and cg).
+/// The dense convolution statement of `kernel`, found from the kernel's own marking: an Add
+/// update O[n, k, ...] += I[n, c, ...] · W[k, c, ...] whose channel indices are plain iterators,
+/// c marked as a reduction iterator (ir::Statement::reduction) and k not. Throws nasc::Error
+/// naming the kernel when there is none (e.g. a grouped Conv, whose output channel index is
+/// g·K/G + kg).
 Reduction findReduction(const ir::Kernel &kernel);
 
 /// The name of the tensor W that the reduction statement `r` of `kernel` multiplies by (its second

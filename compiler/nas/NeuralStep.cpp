@@ -1,10 +1,6 @@
 #include "compiler/nas/NeuralStep.h"
 
-#include "compiler/nas/Bottleneck.h"
-#include "compiler/nas/Group.h"
-#include "compiler/nas/Seq.h"
-#include "compiler/nas/Seq3.h"
-#include "compiler/nas/SpatialBottleneck.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "ir/passes/ShapeInference.h"
 
 #include <algorithm>
@@ -14,25 +10,6 @@
 namespace nasc::nas {
 
 namespace {
-
-struct TransformSpec {
-  std::string name;
-  size_t minArguments, maxArguments;
-};
-
-const std::vector<TransformSpec> &transformSpecs() {
-  static const std::vector<TransformSpec> specs{
-      {"group", 1, 1}, {"depthwise", 0, 0}, {"bottleneck", 1, 1}, {"seq1", 2, 16}, {"seq2", 2, 2},
-      {"seq3", 1, 1},  {"spatial_bottleneck", 1, 1}};
-  return specs;
-}
-
-std::string argumentCount(const TransformSpec &spec) {
-  std::string count = std::to_string(spec.minArguments);
-  if (spec.maxArguments != spec.minArguments)
-    count += " to " + std::to_string(spec.maxArguments);
-  return count + " integer argument" + (spec.maxArguments == 1 ? "" : "s");
-}
 
 std::vector<int64_t> parseArguments(const std::string &list, const std::string &text) {
   std::vector<int64_t> args;
@@ -47,13 +24,6 @@ std::vector<int64_t> parseArguments(const std::string &list, const std::string &
     args.push_back(std::stoll(match[1].str()));
   }
   return args;
-}
-
-std::string knownTransforms() {
-  std::string known;
-  for (const std::string &name : neuralTransformNames())
-    known += (known.empty() ? "" : ", ") + name;
-  return known;
 }
 
 /// Drops the inferred shapes of every node output that is not a graph output, then infers them
@@ -79,46 +49,22 @@ std::string NeuralStep::toString() const {
   return text + ")";
 }
 
-const std::vector<std::string> &neuralTransformNames() {
-  static const std::vector<std::string> names{"group(G)", "depthwise", "bottleneck(B)",
-                                              "seq1(G1,...,Gp)", "seq2(u,G)", "seq3(P)",
-                                              "spatial_bottleneck(S)"};
-  return names;
-}
-
 NeuralStep parseNeuralStep(const std::string &text) {
   static const std::regex form(R"(^(.+):\s*([a-z_][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*$)");
   std::smatch match;
   if (!std::regex_match(text, match, form))
     throw Error("--apply '" + text + "': expected NODE:transform(args), e.g. conv1:group(4)");
   NeuralStep step{match[1].str(), match[2].str(), parseArguments(match[3].str(), text)};
-  const auto &specs = transformSpecs();
-  auto spec = std::find_if(specs.begin(), specs.end(),
-                           [&](const TransformSpec &s) { return s.name == step.transform; });
-  if (spec == specs.end())
-    throw Error("--apply '" + text + "': unknown transformation '" + step.transform +
-                "' (known: " + knownTransforms() + ")");
-  if (step.args.size() < spec->minArguments || step.args.size() > spec->maxArguments)
-    throw Error("--apply '" + text + "': " + step.transform + " takes " + argumentCount(*spec));
+  const std::string context = "--apply '" + text + "'";
+  findNeuralTransform(step.transform, context).checkArgumentCount(step.args.size(), context);
   return step;
 }
 
 ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step) {
+  const NeuralTransform &t = findNeuralTransform(step.transform, step.toString());
+  t.checkArgumentCount(step.args.size(), step.toString());
   ir::Graph changed = graph;
-  if (step.transform == "group")
-    group(changed, step.node, step.args.at(0));
-  else if (step.transform == "depthwise")
-    depthwise(changed, step.node);
-  else if (step.transform == "bottleneck")
-    bottleneck(changed, step.node, step.args.at(0));
-  else if (step.transform == "seq1")
-    seq1(changed, step.node, step.args);
-  else if (step.transform == "seq2")
-    seq2(changed, step.node, step.args.at(0), step.args.at(1));
-  else if (step.transform == "seq3")
-    seq3(changed, step.node, step.args.at(0));
-  else
-    spatialBottleneck(changed, step.node, step.args.at(0));
+  t.rewrite(changed, step);
   return reinferShapes(std::move(changed));
 }
 

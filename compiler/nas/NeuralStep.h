@@ -15,21 +15,17 @@ namespace nasc::nas {
 /// One neural transformation of one Conv node, e.g. {"layer1.0.conv1", "group", {4}}.
 struct NeuralStep {
   std::string node;
-  std::string transform; ///< "group", "depthwise", "bottleneck", "seq1", "seq2", "seq3" or
-                         ///< "spatial_bottleneck".
+  std::string transform; ///< A name of the registry (NeuralRegistry.h): "group", ...
   std::vector<int64_t> args;
 
   /// "layer1.0.conv1:group(4)", the text parseNeuralStep reads.
   std::string toString() const;
 };
 
-/// The transformation names with their argument forms: "group(G)", "depthwise",
-/// "bottleneck(B)", "seq1(G1,...,Gp)", "seq2(u,G)", "seq3(P)", "spatial_bottleneck(S)".
-const std::vector<std::string> &neuralTransformNames();
-
 /// Parses "NODE:transform(args)": NODE is everything before the last ':' (node names may contain
-/// ':'), args are positive integers. Throws nasc::Error quoting `text` for a missing node, an
-/// unknown transformation or the wrong number or kind of arguments.
+/// ':'), args are positive integers, as many as the transformation takes (NeuralRegistry.h).
+/// Throws nasc::Error quoting `text` for a missing node, an unknown transformation or the wrong
+/// number or kind of arguments.
 NeuralStep parseNeuralStep(const std::string &text);
 
 /// A neural transformation the model's structure does not allow (a group count that does not
@@ -44,8 +40,8 @@ public:
 /// shapes (ir::prepareForTraining). Weights are sliced, not re-initialised: the kept output
 /// channels, and of every kept kernel the input channels it still reads (see Group.h,
 /// Bottleneck.h, Seq.h, Seq3.h, SpatialBottleneck.h). Graph outputs keep their shapes. Throws
-/// RefusedTransformation for a structural refusal, nasc::Error for a node that is not a Conv with
-/// an initializer weight.
+/// RefusedTransformation for a structural refusal, nasc::Error for an unknown transformation, the
+/// wrong number of arguments or a node that is not a Conv with an initializer weight.
 ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step);
 
 } // namespace nasc::nas

@@ -2,7 +2,9 @@
 
 #include "compiler/nas/ConvLayer.h"
 #include "compiler/nas/Group.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
+#include "compiler/nas/SeqScop.h"
 #include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
@@ -91,6 +93,41 @@ void seq2(ir::Graph &graph, const std::string &node, int64_t u, int64_t G) {
                                             std::to_string(layer.K) +
                                             " output channels to group"));
   splitOutputs(graph, layer, {{0, u, 1}, {u, layer.K - u, G}});
+}
+
+NeuralTransform seq1Transform() {
+  NeuralTransform t;
+  t.name = "seq1";
+  t.parameters = {listParameter("groups")};
+  t.listMin = 2;
+  t.listMax = 16;
+  t.listUsage = "G1,...,Gp";
+  t.summary = "output channels split into p equal parts, part i a Conv with group G_i; a Concat "
+              "joins them";
+  t.flops = "× (1/p)·Σ_i 1/G_i";
+  t.params = "W × (1/p)·Σ_i 1/G_i";
+  t.refusedWhen = "the Conv is grouped; p does not divide K; a G_i does not divide C and K/p";
+  t.example = {1, 2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) { seq1(graph, step.node, step.args); };
+  t.islForm = seqRewrite;
+  return t;
+}
+
+NeuralTransform seq2Transform() {
+  NeuralTransform t;
+  t.name = "seq2";
+  t.parameters = {scalarParameter("u"), scalarParameter("G")};
+  t.summary = "the first u output channels stay a dense Conv, the other K − u a Conv with group "
+              "G; a Concat joins them";
+  t.flops = "× (u + (K − u)/G) / K";
+  t.params = "W × (u + (K − u)/G) / K";
+  t.refusedWhen = "the Conv is grouped; u is not in [1, K); G does not divide C and K − u";
+  t.example = {2, 2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
+    seq2(graph, step.node, step.args.at(0), step.args.at(1));
+  };
+  t.islForm = seqRewrite;
+  return t;
 }
 
 } // namespace nasc::nas

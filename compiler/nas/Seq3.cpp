@@ -1,7 +1,9 @@
 #include "compiler/nas/Seq3.h"
 
 #include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
+#include "compiler/nas/Seq3Scop.h"
 #include "ir/passes/GraphEdit.h"
 #include "ir/passes/WindowGeometry.h"
 
@@ -95,6 +97,25 @@ void seq3(ir::Graph &graph, const std::string &node, int64_t P) {
     replacement.push_back(std::move(part));
   }
   replaceByConcat(graph, layer.node, replacement, outputs, 2);
+}
+
+NeuralTransform seq3Transform() {
+  NeuralTransform t;
+  t.name = "seq3";
+  t.parameters = {scalarParameter("P")};
+  t.summary = "output rows split into P strips, each a Conv with its own copy of W and B reading "
+              "its input rows (halo included); a Concat on H joins them";
+  t.flops = "unchanged";
+  t.params = "W, B × P";
+  t.refusedWhen = "P < 2; the Conv has no spatial dim; P does not divide OH";
+  t.example = {2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
+    seq3(graph, step.node, step.args.at(0));
+  };
+  t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
+    return seq3Rewrite(ctx, graph, step.node, step.args.at(0));
+  };
+  return t;
 }
 
 } // namespace nasc::nas

@@ -1,7 +1,9 @@
 #include "compiler/nas/SpatialBottleneck.h"
 
 #include "compiler/nas/ConvLayer.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
+#include "compiler/nas/SpatialBottleneckScop.h"
 #include "ir/passes/GraphEdit.h"
 #include "ir/passes/WindowGeometry.h"
 
@@ -80,6 +82,25 @@ void spatialBottleneck(ir::Graph &graph, const std::string &node, int64_t S) {
              " of '" + conv.outputs.at(0) + "'");
   strideBy(conv, geometry, S);
   insertExpansion(graph, node, expansionPoint(graph, conv.outputs.at(0)), S);
+}
+
+NeuralTransform spatialBottleneckTransform() {
+  NeuralTransform t;
+  t.name = "spatial_bottleneck";
+  t.parameters = {scalarParameter("S")};
+  t.summary = "strides × S, then a nearest-neighbour Resize × S expands the output back (Peng et "
+              "al. 2018), placed past the BatchNormalization / elementwise chain that reads it";
+  t.flops = "÷ S^d (d spatial dims)";
+  t.params = "unchanged";
+  t.refusedWhen = "S < 2; S does not divide an output extent";
+  t.example = {2};
+  t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
+    spatialBottleneck(graph, step.node, step.args.at(0));
+  };
+  t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
+    return spatialBottleneckRewrite(ctx, graph, step.node, step.args.at(0));
+  };
+  return t;
 }
 
 } // namespace nasc::nas

@@ -1,5 +1,6 @@
 #include "compiler/transforms/Primitives.h"
 
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/transforms/BlockChannels.h"
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
@@ -67,10 +68,6 @@ ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::null
 ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
 ArgumentSpec bandArg() { return {"band", false, 0}; }
 
-PrimitiveSpec neural(const std::string &name, std::vector<ArgumentSpec> arguments) {
-  return {name, false, std::move(arguments), nullptr, nullptr, true};
-}
-
 std::vector<PrimitiveSpec> makePrimitives() {
   return {
       {"interchange", false, {listArg("order")}, applyInterchange},
@@ -83,20 +80,22 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"pad_input", false, {}, nullptr, applyPadInput},
       {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
        applyBlockChannels},
-      neural("group", {scalarArg("G")}),
-      neural("depthwise", {}),
-      neural("bottleneck", {scalarArg("B")}),
-      neural("spatial_bottleneck", {scalarArg("S")}),
-      neural("seq1", {listArg("groups")}),
-      neural("seq2", {scalarArg("u"), scalarArg("G")}),
-      neural("seq3", {scalarArg("P")}),
   };
+}
+
+/// The schedule primitives, then one neural primitive per neural transformation, its arguments
+/// the transformation's parameters (compiler/nas/NeuralRegistry.h).
+std::vector<PrimitiveSpec> makeTable() {
+  std::vector<PrimitiveSpec> table = makePrimitives();
+  for (const nas::NeuralTransform &t : nas::neuralTransforms())
+    table.push_back({t.name, false, t.parameters, nullptr, nullptr, true});
+  return table;
 }
 
 } // namespace
 
 const std::vector<PrimitiveSpec> &primitives() {
-  static const std::vector<PrimitiveSpec> table = makePrimitives();
+  static const std::vector<PrimitiveSpec> table = makeTable();
   return table;
 }
 

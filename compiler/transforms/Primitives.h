@@ -28,7 +28,8 @@ struct ArgumentSpec {
 /// compiler/transforms/<Primitive>.h, which throws its typed errors). A schedule primitive
 /// (`apply`) changes the schedule tree; a layout primitive (`applyLayout`, e.g. pad_input)
 /// changes the kernel and its program's buffers, before the Scop is built. A neural primitive
-/// (group, bottleneck, ...) has neither: it changes the graph node the trace belongs to
+/// (one per transformation of compiler/nas/NeuralRegistry.h, its arguments the transformation's
+/// parameters) has neither: it changes the graph node the trace belongs to
 /// (compiler/nas/NeuralTrace.h) and names no statement.
 struct PrimitiveSpec {
   std::string name;

@@ -1,14 +1,9 @@
-#include "compiler/nas/BottleneckScop.h"
 #include "compiler/nas/CapacityJson.h"
-#include "compiler/nas/ConvLayer.h"
-#include "compiler/nas/GroupScop.h"
 #include "compiler/nas/InitWeights.h"
 #include "compiler/nas/ModelCost.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
 #include "compiler/nas/NeuralTrace.h"
-#include "compiler/nas/Seq3Scop.h"
-#include "compiler/nas/SeqScop.h"
-#include "compiler/nas/SpatialBottleneckScop.h"
 #include "ir/export/OnnxExporter.h"
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
@@ -46,36 +41,22 @@ std::string joinSteps(const std::vector<nas::NeuralStep> &steps) {
   return text;
 }
 
-/// The isl rewrites of `step` on `graph` (GroupScop.h, BottleneckScop.h, SeqScop.h, Seq3Scop.h,
-/// SpatialBottleneckScop.h); none for a Conv that is already grouped (its statements are over kg
-/// and cg, not k and c).
-std::vector<nas::ScopRewrite> islRewrites(isl::ctx ctx, const ir::Graph &graph,
-                                          const nas::NeuralStep &step) {
-  const nas::ConvLayer layer = nas::convLayer(graph, step.node, step.toString());
-  if (layer.group != 1)
-    return {};
-  if (step.transform == "group" || step.transform == "depthwise")
-    return {nas::groupRewrite(ctx, graph, step.node,
-                              step.transform == "group" ? step.args.at(0) : layer.C)};
-  if (step.transform == "bottleneck")
-    return nas::bottleneckRewrite(ctx, graph, step.node, step.args.at(0));
-  if (step.transform == "seq1" || step.transform == "seq2")
-    return nas::seqRewrite(ctx, graph, step);
-  if (step.transform == "seq3")
-    return nas::seq3Rewrite(ctx, graph, step.node, step.args.at(0));
-  if (step.transform == "spatial_bottleneck")
-    return nas::spatialBottleneckRewrite(ctx, graph, step.node, step.args.at(0));
-  return {};
+/// "group, depthwise, ...", or with `usage` "NODE:group(G) | NODE:depthwise | ...": the
+/// transformations of the registry (compiler/nas/NeuralRegistry.h), in its order.
+std::string transformList(bool usage) {
+  std::string list;
+  for (const nas::NeuralTransform &t : nas::neuralTransforms())
+    list += (list.empty() ? "" : usage ? " | " : ", ") + (usage ? "NODE:" + t.usage() : t.name);
+  return list;
 }
 
-/// Prints the statements that `step` rewrites or adds, before and after, as islRewrites computes
-/// them.
+/// Prints the statements that `step` rewrites or adds, before and after, as its isl form
+/// (nas::neuralIslForm) computes them.
 void showIsl(const ir::Graph &graph, const nas::NeuralStep &step) {
   poly::IslContext isl;
-  const std::vector<nas::ScopRewrite> rewrites = islRewrites(isl.get(), graph, step);
+  const std::vector<nas::ScopRewrite> rewrites = nas::neuralIslForm(isl.get(), graph, step);
   if (rewrites.empty()) {
-    std::cout << "  (isl form shown for group, depthwise, bottleneck, seq1, seq2, seq3 and "
-                 "spatial_bottleneck of a Conv with group 1)\n";
+    std::cout << "  (isl form shown for " << transformList(false) << " of a Conv with group 1)\n";
     return;
   }
   for (const nas::ScopRewrite &rewrite : rewrites) {
@@ -182,9 +163,8 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--apply", args->steps,
-                  "NODE:group(G) | NODE:depthwise | NODE:bottleneck(B) | NODE:seq1(G1,...,Gp) | "
-                  "NODE:seq2(u,G) | NODE:seq3(P) | NODE:spatial_bottleneck(S), applied in order "
-                  "(repeat the option; docs/transformations.md)");
+                  transformList(true) +
+                      ", applied in order (repeat the option; docs/transformations.md)");
   cmd->add_option("--schedule", args->schedule,
                   "Schedule file whose neural steps (docs/schedules.md) apply first, entry by "
                   "entry; its schedule steps are ignored (they do not change the architecture)")
@@ -203,10 +183,9 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
                   "Seed of the He initialisation (and of the gate's with --check-capacity)")
       ->capture_default_str();
   cmd->add_flag("--show-isl", args->showIsl,
-                "Print, for each step (group, depthwise, bottleneck, seq1, seq2, seq3, "
-                "spatial_bottleneck) of a Conv with group 1, the iteration domains and access "
-                "relations of the statements it rewrites or adds, before and after, as isl "
-                "rewrites them");
+                "Print, for each step (" + transformList(false) +
+                    ") of a Conv with group 1, the iteration domains and access relations of the "
+                    "statements it rewrites or adds, before and after, as isl rewrites them");
   cmd->add_flag("--check-capacity", args->checkCapacity,
                 "Run the capacity gate (nasc capacity MODEL NEW, with --policy, --theta, "
                 "--tolerance, --batch, --seeds, --steps) and record its decision in the model's metadata (nasc.capacity); exit 3 when "
