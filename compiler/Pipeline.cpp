@@ -55,6 +55,7 @@ std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &
 struct DefaultScheduled {
   size_t call;
   std::vector<ScheduleStep> steps;
+  std::vector<RefusedStep> refused;
 };
 
 /// Schedules the next kernel of `model` (Scop `scop`, trace `trace` so far: its neural and
@@ -63,6 +64,7 @@ void reuseDefaultSchedule(PolyhedralModel &model, const DefaultScheduled &first,
                           KernelSchedule trace) {
   model.dependences.push_back(model.dependences[first.call]);
   trace.steps.insert(trace.steps.end(), first.steps.begin(), first.steps.end());
+  trace.refused = first.refused;
   scop.schedule = model.scops[first.call].schedule;
   model.asts.push_back(model.asts[first.call]);
   model.scops.push_back(std::move(scop));
@@ -105,7 +107,7 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
         times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
     auto [same, first] = byDefault[c]
                              ? defaults.try_emplace(ir::kernelStructure(call.kernel).key,
-                                                    DefaultScheduled{c, {}})
+                                                    DefaultScheduled{c, {}, {}})
                              : std::make_pair(defaults.end(), true);
     if (!first) {
       reuseDefaultSchedule(model, same->second, scop, trace);
@@ -118,8 +120,10 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
         return defaultSchedule(scop, model.dependences.back(), call.kernel, trace.node, unit);
       });
       trace.steps.insert(trace.steps.end(), rest.trace.steps.begin(), rest.trace.steps.end());
+      trace.refused = rest.trace.refused;
       scop.schedule = rest.schedule;
       same->second.steps = std::move(rest.trace.steps);
+      same->second.refused = std::move(rest.trace.refused);
     } else {
       scop.schedule = times.time("schedule trace", [&] {
         return applyTrace(scop, model.dependences.back(), trace, model.schedule.source);

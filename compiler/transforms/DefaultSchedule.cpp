@@ -179,19 +179,21 @@ public:
     trace_.node = node;
   }
 
-  /// Appends `step` if it applies (any refusal, a typed nasc::Error, means it does not);
-  /// returns whether it did.
+  /// Appends `step` if it applies; a refusal (a typed nasc::Error) is recorded in the trace's
+  /// `refused` steps. Returns whether it applied.
   bool tryStep(const ScheduleStep &step) {
     try {
       current_.schedule = applyStep(current_, deps_, step);
-    } catch (const Error &) {
+    } catch (const Error &e) {
+      trace_.refused.push_back({step, e.what()});
       return false;
     }
     trace_.steps.push_back(step);
     return true;
   }
 
-  /// Appends all of `steps` if each applies after the ones before it; otherwise none of them.
+  /// Appends all of `steps` if each applies after the ones before it; otherwise none of them
+  /// (the refused one is recorded, as tryStep does).
   bool tryAll(const std::vector<ScheduleStep> &steps) {
     const isl::schedule before = current_.schedule;
     const size_t applied = trace_.steps.size();
@@ -221,15 +223,14 @@ public:
     int position = static_cast<int>(std::find(order.begin(), order.end(), static_cast<int>(*dim)) -
                                     order.begin());
     int factor = static_cast<int>(std::min<int64_t>(kJamFactor, st.extents[*dim]));
-    if (!tryStep({"split", {st.name}, {{"member", {position}}, {"factor", {factor}}, {"band", {0}}}}))
-      return;
     std::vector<int> moved(order.size() + 1);
     std::iota(moved.begin(), moved.end(), 0);
     moved.erase(moved.begin() + position + 1);
     moved.push_back(position + 1);
-    tryStep({"interchange", {st.name}, {{"order", moved}}});
-    tryStep({"unroll", {st.name}, {{"member", {static_cast<int>(moved.size()) - 1}},
-                                   {"factor", {factor}}, {"band", {0}}}});
+    tryAll({{"split", {st.name}, {{"member", {position}}, {"factor", {factor}}, {"band", {0}}}},
+            {"interchange", {st.name}, {{"order", moved}}},
+            {"unroll", {st.name}, {{"member", {static_cast<int>(moved.size()) - 1}},
+                                   {"factor", {factor}}, {"band", {0}}}}});
   }
 
   /// The register tile of a statement over a box (docs/performance.md): split each of the

@@ -38,13 +38,23 @@ struct ScheduleStep {
   std::string toString() const;
 };
 
+/// A step the default trace tried and did not apply, with the refusal's message (e.g. the
+/// dependence a fuse would break).
+struct RefusedStep {
+  ScheduleStep step;
+  std::string reason;
+};
+
 /// The trace that schedules one kernel, named by the first graph node the kernel implements
 /// (ir::KernelCall::nodes[0], e.g. the Conv of a fused Conv+Relu kernel). Its neural steps, if
 /// any, come first: they change that node (compiler/nas/NeuralTrace.h), the schedule steps then
-/// schedule the kernel that implements the result.
+/// schedule the kernel that implements the result. `refused`: for a default trace, the steps it
+/// tried and did not apply, in order (not part of a schedule file; `nasc inspect --stage
+/// schedule --explain` prints them).
 struct KernelSchedule {
   std::string node;
   std::vector<ScheduleStep> steps;
+  std::vector<RefusedStep> refused = {};
 };
 
 /// The schedule of a whole model: kernel traces in program order (a file may list a subset).

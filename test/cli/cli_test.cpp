@@ -194,6 +194,24 @@ TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-i
   CHECK(lib.status == 0);
 }
 
+TEST_CASE("inspect --stage schedule --explain lists the default steps not applied and why",
+          "[cli][schedule]") {
+  // A global average pool's kernel: its init S0[n, c] has a band of 2 members, so the default
+  // trace's fusion of S0, the sum S1 and the scaling S2 at depth 3 is refused.
+  fs::path spec = scratch() / "explain_net.json";
+  std::ofstream(spec) << R"({"name": "explainnet", "inputs": [{"name": "x", "shape": [1, 8, 6, 6]}],
+    "outputs": ["y"],
+    "nodes": [{"name": "gap", "op_type": "GlobalAveragePool", "inputs": ["x"], "outputs": ["y"]}]})";
+  Result r = runNasc("inspect " + spec.string() + " --stage schedule --explain");
+  REQUIRE(r.status == 0);
+  CHECK(contains(r.output, "\"nasc_schedule\": 1"));
+  CHECK(contains(r.output, "// gap: 1 default step(s) tried and not applied"));
+  CHECK(contains(r.output, "//   fuse(S0, S1, S2, depth=3): "));
+  CHECK(contains(r.output, "has only 2 members"));
+  Result plain = runNasc("inspect " + spec.string() + " --stage schedule");
+  CHECK(!contains(plain.output, "not applied"));
+}
+
 TEST_CASE("a schedule step that no longer applies is an error naming the file, node and step",
           "[cli][schedule][error]") {
   fs::path dir = scratch();

@@ -17,6 +17,7 @@ namespace {
 
 struct InspectArgs : ModelArgs {
   std::string node, stage = "graph";
+  bool explain = false;
 };
 
 bool selected(const ir::KernelCall &call, const std::string &node) {
@@ -46,7 +47,18 @@ void printPolyhedral(const compiler::PolyhedralModel &model, const InspectArgs &
     throw Error("no kernel implements node '" + args.node + "'");
 }
 
-/// The traces of the selected kernels as a schedule file.
+/// Per kernel, the steps its default trace tried and did not apply, with why.
+void printRefusedSteps(const compiler::ModelSchedule &schedule) {
+  for (const compiler::KernelSchedule &trace : schedule.kernels) {
+    std::cout << "\n// " << trace.node << ": " << trace.refused.size()
+              << " default step(s) tried and not applied\n";
+    for (const compiler::RefusedStep &refused : trace.refused)
+      std::cout << "//   " << refused.step.toString() << ": " << refused.reason << "\n";
+  }
+}
+
+/// The traces of the selected kernels as a schedule file (with `explain`, followed by the
+/// default steps that were not applied).
 void printSchedule(const compiler::PolyhedralModel &model, const InspectArgs &args) {
   compiler::ModelSchedule selectedTraces;
   for (size_t c = 0; c < model.program.calls.size(); ++c)
@@ -55,6 +67,8 @@ void printSchedule(const compiler::PolyhedralModel &model, const InspectArgs &ar
   if (selectedTraces.kernels.empty())
     throw Error("no kernel implements node '" + args.node + "'");
   std::cout << compiler::scheduleToJson(selectedTraces);
+  if (args.explain)
+    printRefusedSteps(selectedTraces);
 }
 
 /// FLOP and trainable parameters per Conv / Gemm / BatchNormalization node and in total, of the
@@ -102,6 +116,10 @@ void addInspectCommand(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("inspect", "Print MODEL's IR at one compilation stage");
   addModelOptions(*cmd, *args);
   cmd->add_option("--node", args->node, "Only the kernel implementing this graph node (or kernel name)");
+  cmd->add_flag("--explain", args->explain,
+                "With --stage schedule: after the schedule, list per kernel the steps its default "
+                "trace tried and did not apply, each with the refusal (the output is then no "
+                "longer a schedule file)");
   cmd->add_option("--stage", args->stage,
                   "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
                   "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest Kernels; schedule: the "
