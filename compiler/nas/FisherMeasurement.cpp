@@ -30,15 +30,22 @@ std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t images) 
   return {shape, graph.shapeOf(graph.outputs[0])[1]};
 }
 
-FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
+ir::Graph loadForTraining(const std::string &path) {
+  ir::Graph graph = ir::loadModelRaw(path);
+  ir::prepareForTraining(graph);
+  return graph;
+}
+
+FisherMeasurement measureFisher(const ir::Graph &model, const FisherOptions &options) {
   if (options.batch < 1 || options.seeds < 1)
     throw Error("fisher: --batch and --seeds must be positive");
-  ir::Graph graph = ir::loadModelRaw(modelPath);
-  ir::prepareForTraining(graph);
+  ir::Graph graph = model;
   if (options.insertBn)
     insertBatchNorm(graph);
   const auto [shape, classes] = dataShape(graph, options.batch);
-  const ImageBatch batch = fashionMnistBatch(shape, classes, options.dataDir);
+  const ImageBatch batch = options.proxy == Proxy::Synflow
+                               ? ImageBatch{}
+                               : fashionMnistBatch(shape, classes, options.dataDir);
   const int runs = options.initWeights ? options.seeds : 1;
   std::vector<ProxyScore> results;
   for (int run = 0; run < runs; ++run) {
@@ -58,6 +65,10 @@ FisherMeasurement measureFisher(const std::string &modelPath, const FisherOption
     measurement.totals.push_back(result.total);
   measurement.total = meanStd(measurement.totals);
   return measurement;
+}
+
+FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
+  return measureFisher(loadForTraining(modelPath), options);
 }
 
 } // namespace nasc::nas
