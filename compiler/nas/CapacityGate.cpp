@@ -285,7 +285,9 @@ CapacityGate::CapacityGate(const ir::Graph &original, Policy policy, CapacityOpt
     if (!contains(proxies_, name))
       throw Error("capacity: policy '" + policyName(policy_) + "' reads proxy '" + name +
                   "', which the gate is not asked to measure");
+  options_.fisher.initCache = options_.training.initCache = cache_.get();
   original_ = measureCapacity(original, options_, proxies_);
+  cache_->freeze();
 }
 
 CapacityReport CapacityGate::judge(const ir::Graph &candidate) const {

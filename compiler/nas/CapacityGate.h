@@ -7,6 +7,7 @@
 #include "compiler/nas/ShortTraining.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -119,7 +120,10 @@ struct CapacityReport {
 
 /// The capacity gate of the candidates of one original model, in memory: the original is measured
 /// once, when the gate is made, and every candidate is measured on the same proxies and judged
-/// against it. Measuring only proxiesOf(policy) keeps a candidate to what the policy reads.
+/// against it. Measuring only proxiesOf(policy) keeps a candidate to what the policy reads. The
+/// He-normal weights drawn for the original are kept (HeNormalCache; for CIFAR ResNet-34, 85 MB
+/// per seed) and a candidate's layers that did not change reuse them: the same values, not drawn
+/// again.
 class CapacityGate {
 public:
   /// Measures `original` (prepared for training, loadForTraining) on `proxies` (capacityProxyNames
@@ -142,6 +146,7 @@ private:
   CapacityOptions options_;
   GateParams params_;
   std::vector<std::string> proxies_;
+  std::unique_ptr<HeNormalCache> cache_ = std::make_unique<HeNormalCache>();
   CapacityProfile original_;
 };
 

@@ -6,7 +6,11 @@
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 namespace nasc::nas {
 
@@ -36,9 +40,52 @@ ir::Graph loadForTraining(const std::string &path) {
   return graph;
 }
 
+namespace {
+
+/// The proxy of run `run`: on `graph` re-initialised with seed + run, or on its own weights.
+ProxyScore measureRun(const ir::Graph &graph, const FisherOptions &options, const ImageBatch &batch,
+                      int run) {
+  if (!options.initWeights)
+    return measureProxy(options.proxy, graph, batch.images, batch.labels);
+  ir::Graph initialised = graph;
+  initWeights(initialised, options.seed + static_cast<uint64_t>(run), options.initCache);
+  return measureProxy(options.proxy, initialised, batch.images, batch.labels);
+}
+
+/// Every run's proxy, in run order, computed by up to options.threads threads (each takes the
+/// next run not yet taken); rethrows the error of the first run that failed.
+std::vector<ProxyScore> measureRuns(const ir::Graph &graph, const FisherOptions &options,
+                                    const ImageBatch &batch) {
+  const int runs = options.initWeights ? options.seeds : 1;
+  std::vector<ProxyScore> results(static_cast<size_t>(runs));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(runs));
+  std::atomic<int> next = 0;
+  auto work = [&] {
+    for (int run = next++; run < runs; run = next++) {
+      try {
+        results[run] = measureRun(graph, options, batch, run);
+      } catch (...) {
+        errors[run] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 1; t < std::min(options.threads, runs); ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread &worker : workers)
+    worker.join();
+  for (const std::exception_ptr &error : errors)
+    if (error)
+      std::rethrow_exception(error);
+  return results;
+}
+
+} // namespace
+
 FisherMeasurement measureFisher(const ir::Graph &model, const FisherOptions &options) {
-  if (options.batch < 1 || options.seeds < 1)
-    throw Error("fisher: --batch and --seeds must be positive");
+  if (options.batch < 1 || options.seeds < 1 || options.threads < 1)
+    throw Error("fisher: --batch, --seeds and --threads must be positive");
   ir::Graph graph = model;
   if (options.insertBn)
     insertBatchNorm(graph);
@@ -46,13 +93,7 @@ FisherMeasurement measureFisher(const ir::Graph &model, const FisherOptions &opt
   const ImageBatch batch = options.proxy == Proxy::Synflow
                                ? ImageBatch{}
                                : fashionMnistBatch(shape, classes, options.dataDir);
-  const int runs = options.initWeights ? options.seeds : 1;
-  std::vector<ProxyScore> results;
-  for (int run = 0; run < runs; ++run) {
-    if (options.initWeights)
-      initWeights(graph, options.seed + static_cast<uint64_t>(run));
-    results.push_back(measureProxy(options.proxy, graph, batch.images, batch.labels));
-  }
+  const std::vector<ProxyScore> results = measureRuns(graph, options, batch);
   FisherMeasurement measurement;
   for (size_t layer = 0; layer < results[0].layers.size(); ++layer) {
     std::vector<double> values;

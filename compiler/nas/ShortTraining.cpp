@@ -78,7 +78,7 @@ MeanStd measureShortTraining(const ir::Graph &graph, const ShortTrainingOptions 
   std::vector<double> runs;
   for (int run = 0; run < options.seeds; ++run) {
     ir::Graph trained = model;
-    initWeights(trained, options.seed + static_cast<uint64_t>(run));
+    initWeights(trained, options.seed + static_cast<uint64_t>(run), options.initCache);
     runs.push_back(lastStepsMean(
         sgdLosses(trained, stream, options.batch, options.steps, options.lr), options.window));
   }

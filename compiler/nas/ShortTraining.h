@@ -24,6 +24,7 @@ struct ShortTrainingOptions {
   uint64_t seed = 0;  ///< Seed of the first He initialisation; run r uses seed + r.
   int seeds = 1;      ///< Initialisations averaged.
   std::string dataDir = kFashionMnistDir;
+  HeNormalCache *initCache = nullptr; ///< Draws of initWeights reused / recorded (not owned).
 };
 
 /// Trains `graph` in place with `steps` plain SGD steps, W ← W − lr · dL/dW: step i (0-based)

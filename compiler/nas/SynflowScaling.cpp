@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <set>
 
 namespace nasc::nas {
@@ -36,9 +37,14 @@ double maxOf(const ir::Tensor &t) {
 double largestSum(const ir::Tensor &w, int64_t rows, bool columns) {
   const int64_t cols = rows ? w.size() / rows : 0;
   std::vector<double> sums(columns ? cols : rows, 0.0);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      sums[columns ? c : r] += w.f[r * cols + c];
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *row = w.f.data() + r * cols;
+    if (columns)
+      for (int64_t c = 0; c < cols; ++c)
+        sums[c] += row[c];
+    else
+      sums[r] = std::accumulate(row, row + cols, 0.0);
+  }
   return sums.empty() ? 0 : *std::max_element(sums.begin(), sums.end());
 }
 
@@ -53,8 +59,11 @@ ir::Tensor scaled(const ir::Tensor &t, double logFactor) {
 class Scaler {
 public:
   explicit Scaler(const ir::Graph &net) : net_(net) {
-    out_.graph = net;
-    out_.graph.nodes.clear();
+    out_.graph.name = net.name;
+    out_.graph.source = net.source;
+    out_.graph.inputs = net.inputs;
+    out_.graph.outputs = net.outputs;
+    out_.graph.values = net.values;
     for (const ir::Node &node : net.nodes)
       for (const std::string &input : node.inputs)
         ++uses_[input];
@@ -83,6 +92,14 @@ private:
   }
 
   bool isInitializer(const std::string &value) const { return net_.isInitializer(value); }
+
+  /// Appends `node` to the copy with the initializers it reads that the copy does not hold yet.
+  void push(ir::Node node) {
+    for (const std::string &input : node.inputs)
+      if (isInitializer(input) && !out_.graph.initializers.count(input))
+        out_.graph.initializers[input] = net_.initializers.at(input);
+    out_.graph.nodes.push_back(std::move(node));
+  }
 
   const ir::Tensor &weight(const ir::Node &node, size_t k) const {
     if (node.inputs.size() <= k || !isInitializer(node.inputs[k]))
@@ -114,7 +131,7 @@ private:
       scaleInitializer(copy, 1, in - y);
     scaleInitializer(copy, 2, -y);
     logScales_[node.outputs[0]] = y;
-    out_.graph.nodes.push_back(std::move(copy));
+    push(std::move(copy));
   }
 
   void conv(const ir::Node &node) {
@@ -177,7 +194,7 @@ private:
       else if (logs[k] != y)
         copy.inputs[k] = multiply(node.inputs[k], logs[k] - y, node);
     logScales_[node.outputs.at(0)] = y;
-    out_.graph.nodes.push_back(std::move(copy));
+    push(std::move(copy));
   }
 
   void scaleNode(const ir::Node &node) {
@@ -192,9 +209,9 @@ private:
       join(node, node.op_type == "Add");
     else if (homogeneous.count(node.op_type)) {
       logScales_[node.outputs.at(0)] = logScale(node.inputs.at(0));
-      out_.graph.nodes.push_back(node);
+      push(node);
     } else if (node.op_type == "Constant")
-      out_.graph.nodes.push_back(node);
+      push(node);
     else
       fail(node, "op '" + node.op_type + "' has no scaling rule");
   }

@@ -25,8 +25,9 @@ struct ScaledGraph {
 ///    back to (1, dims of v after the batch); an initializer operand is scaled in its copy);
 ///  - Relu, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Identity, Dropout, Slice,
 ///    Resize: λ_Y = λ_X (positively homogeneous); Constant: λ = 1.
-/// Conv and Gemm weights keep their names (Gemm's C, an Add's initializer operand get new ones);
-/// added nodes and values are named "synflow_scale:<value>...". The copy's gradients w.r.t. the
+/// The copy holds the initializers its nodes read; Conv weights keep their names, Conv biases,
+/// Gemm's B and C and an Add's / Concat's initializer operands get new ones; added nodes and
+/// values are named "synflow_scale:<value>...". The copy's gradients w.r.t. the
 /// scaled weights give synflow exactly: Σ W̃ ⊙ dR̃/dW̃ = (Σ W ⊙ dR/dW) / λ_output for every
 /// layer. Throws nasc::Error naming the node for an op without a rule, a Conv / Gemm weight that
 /// is not an initializer or is shared by several nodes, and a value without a known shape.

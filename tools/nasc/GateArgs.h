@@ -24,10 +24,11 @@ struct GateArgs {
   int64_t batch = nas::FisherOptions{}.batch;
   uint64_t seed = 0;
   int seeds = nas::FisherOptions{}.seeds, steps = nas::ShortTrainingOptions{}.steps;
+  int threads = nas::FisherOptions{}.threads;
   bool policyOnly = false; ///< Measure only nas::proxiesOf(policy), not every proxy.
 };
 
-/// Adds --policy, --theta, --tolerance, --batch, --seeds, --steps, --policy-only and, with
+/// Adds --policy, --theta, --tolerance, --batch, --seeds, --steps, --threads, --policy-only and, with
 /// `withSeed`, --seed (a command with its own --seed sets GateArgs::seed itself).
 void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed);
 
