@@ -10,17 +10,22 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace {
 
 using namespace nasc;
 
-double seconds(const std::function<void()> &work) {
+/// Wall and process CPU seconds (all threads) of `work`.
+std::pair<double, double> seconds(const std::function<void()> &work) {
   const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu = std::clock();
   work();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+          static_cast<double>(std::clock() - cpu) / CLOCKS_PER_SEC};
 }
 
 } // namespace
@@ -53,17 +58,21 @@ int main(int argc, char **argv) {
     options.fisher.threads = threads;
     options.training.seeds = seeds;
     std::optional<nas::CapacityGate> gate;
-    const double setup = seconds([&] {
+    const auto [setup, setupCpu] = seconds([&] {
       gate.emplace(original, policy, options, nas::GateParams{}, nas::proxiesOf(policy));
     });
-    std::printf("original measured once: %.3f s\n", setup);
-    std::vector<double> times;
+    std::printf("original measured once: %.3f s (cpu %.3f s)\n", setup, setupCpu);
+    std::vector<double> walls, cpus;
     nas::CapacityReport report;
-    for (int k = 0; k < repeat; ++k)
-      times.push_back(seconds([&] { report = gate->judge(candidate); }));
-    std::sort(times.begin(), times.end());
-    std::printf("judge one candidate: median %.3f s, min %.3f s over %d\n", times[times.size() / 2],
-                times.front(), repeat);
+    for (int k = 0; k < repeat; ++k) {
+      const auto [wall, cpu] = seconds([&] { report = gate->judge(candidate); });
+      walls.push_back(wall);
+      cpus.push_back(cpu);
+    }
+    std::sort(walls.begin(), walls.end());
+    std::sort(cpus.begin(), cpus.end());
+    std::printf("judge one candidate: median %.3f s, min %.3f s (cpu median %.3f s) over %d\n",
+                walls[walls.size() / 2], walls.front(), cpus[cpus.size() / 2], repeat);
     std::printf("%s: %s: %s\n", policyName.c_str(), report.decision.legal ? "legal" : "refused",
                 report.decision.reason.c_str());
   } catch (const Error &e) {
