@@ -56,6 +56,7 @@ ir::Tensor scaled(const ir::Tensor &t, double logFactor) {
   return copy;
 }
 
+/// Builds the ScaledGraph of one network, node by node (scaleForSynflow).
 class Scaler {
 public:
   explicit Scaler(const ir::Graph &net) : net_(net) {

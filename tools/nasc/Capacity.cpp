@@ -54,8 +54,9 @@ void addCapacityCommand(CLI::App &app, int &exitStatus) {
   auto args = std::make_shared<CapacityArgs>();
   CLI::App *cmd = app.add_subcommand(
       "capacity", "Capacity gate (docs/capacity.md): measures every zero-cost proxy, the "
-                  "short-training loss, params and FLOPs of ORIGINAL and NEW and decides by "
-                  "--policy whether NEW keeps ORIGINAL's capacity; exit 0 legal, 3 refused");
+                  "short-training loss, params and FLOPs of ORIGINAL and NEW (only what --policy "
+                  "reads with --policy-only) and decides by --policy whether NEW keeps "
+                  "ORIGINAL's capacity; exit 0 legal, 3 refused");
   cmd->add_option("ORIGINAL", args->original, "The original model (.onnx or .json)")
       ->required()
       ->check(CLI::ExistingFile);
