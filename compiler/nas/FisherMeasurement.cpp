@@ -42,14 +42,18 @@ ir::Graph loadForTraining(const std::string &path) {
 
 namespace {
 
-/// The proxy of run `run`: on `graph` re-initialised with seed + run, or on its own weights.
+/// The proxy of run `run`: on a copy of `graph` with BNs inserted and re-initialised with
+/// seed + run as options say, or on `graph` itself when they ask for neither.
 ProxyScore measureRun(const ir::Graph &graph, const FisherOptions &options, const ImageBatch &batch,
                       int run) {
-  if (!options.initWeights)
+  if (!options.insertBn && !options.initWeights)
     return measureProxy(options.proxy, graph, batch.images, batch.labels);
-  ir::Graph initialised = graph;
-  initWeights(initialised, options.seed + static_cast<uint64_t>(run), options.initCache);
-  return measureProxy(options.proxy, initialised, batch.images, batch.labels);
+  ir::Graph prepared = graph;
+  if (options.insertBn)
+    insertBatchNorm(prepared);
+  if (options.initWeights)
+    initWeights(prepared, options.seed + static_cast<uint64_t>(run), options.initCache);
+  return measureProxy(options.proxy, prepared, batch.images, batch.labels);
 }
 
 /// Every run's proxy, in run order, computed by up to options.threads threads (each takes the
@@ -83,12 +87,9 @@ std::vector<ProxyScore> measureRuns(const ir::Graph &graph, const FisherOptions 
 
 } // namespace
 
-FisherMeasurement measureFisher(const ir::Graph &model, const FisherOptions &options) {
+FisherMeasurement measureFisher(const ir::Graph &graph, const FisherOptions &options) {
   if (options.batch < 1 || options.seeds < 1 || options.threads < 1)
     throw Error("fisher: --batch, --seeds and --threads must be positive");
-  ir::Graph graph = model;
-  if (options.insertBn)
-    insertBatchNorm(graph);
   const auto [shape, classes] = dataShape(graph, options.batch);
   const ImageBatch batch = options.proxy == Proxy::Synflow
                                ? ImageBatch{}

@@ -11,19 +11,17 @@ namespace nasc::nas {
 
 namespace {
 
-/// `graph` without BatchNormalization (each becomes an Identity of its X), with |initializers| and
-/// every value's shape (scaleForSynflow needs them; a graph loaded raw has none).
-ir::Graph linearized(const ir::Graph &graph) {
-  ir::Graph copy = graph;
-  for (ir::Node &node : copy.nodes)
-    if (node.op_type == "BatchNormalization")
-      node = ir::Node{node.name, "Identity", {node.inputs.at(0)}, {node.outputs.at(0)}, {}};
-  for (auto &[name, tensor] : copy.initializers)
-    if (tensor.dtype == ir::DType::Float32)
-      for (float &v : tensor.f)
-        v = std::fabs(v);
-  ir::inferShapes(copy);
-  return copy;
+/// `graph` when every node output has a shape, else `copy` with them (a graph loaded raw has
+/// none; scaleForSynflow needs them).
+const ir::Graph &withShapes(const ir::Graph &graph, ir::Graph &copy) {
+  for (const ir::Node &node : graph.nodes)
+    for (const std::string &output : node.outputs)
+      if (!graph.values.count(output) || graph.values.at(output).shape.empty()) {
+        copy = graph;
+        ir::inferShapes(copy);
+        return copy;
+      }
+  return graph;
 }
 
 double sumOutput(const ir::Tensor &output, ir::Tensor &doutput) {
@@ -43,7 +41,8 @@ double sumOutput(const ir::Tensor &output, ir::Tensor &doutput) {
 ProxyScore synflow(const ir::Graph &graph) {
   if (graph.inputs.size() != 1 || graph.shapeOf(graph.inputs[0]).empty())
     throw Error(graph.source + ": synflow needs exactly one graph input of known shape");
-  const ir::Graph net = linearized(graph);
+  ir::Graph copy;
+  const ir::Graph &net = withShapes(graph, copy);
   const ScaledGraph scaled = scaleForSynflow(net);
   ir::Shape shape = graph.shapeOf(graph.inputs[0]);
   shape[0] = 1;

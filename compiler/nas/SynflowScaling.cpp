@@ -25,14 +25,15 @@ double logAdd(double a, double b) {
 /// ln of x, kNoTerm for x <= 0.
 double logOf(double x) { return x > 0 ? std::log(x) : kNoTerm; }
 
+/// The largest |entry| of `t`.
 double maxOf(const ir::Tensor &t) {
   double top = 0;
   for (float v : t.f)
-    top = std::max(top, static_cast<double>(v));
+    top = std::max(top, static_cast<double>(std::fabs(v)));
   return top;
 }
 
-/// The largest sum of `w` (rows x cols, row-major) over one row, or over one column with
+/// The largest sum of |w| (rows x cols, row-major) over one row, or over one column with
 /// `columns`.
 double largestSum(const ir::Tensor &w, int64_t rows, bool columns) {
   const int64_t cols = rows ? w.size() / rows : 0;
@@ -41,18 +42,20 @@ double largestSum(const ir::Tensor &w, int64_t rows, bool columns) {
     const float *row = w.f.data() + r * cols;
     if (columns)
       for (int64_t c = 0; c < cols; ++c)
-        sums[c] += row[c];
+        sums[c] += std::fabs(row[c]);
     else
-      sums[r] = std::accumulate(row, row + cols, 0.0);
+      sums[r] = std::accumulate(row, row + cols, 0.0,
+                                [](double sum, float v) { return sum + std::fabs(v); });
   }
   return sums.empty() ? 0 : *std::max_element(sums.begin(), sums.end());
 }
 
+/// |t| times e^logFactor (int64 tensors copied).
 ir::Tensor scaled(const ir::Tensor &t, double logFactor) {
   ir::Tensor copy = t;
   const double factor = std::exp(logFactor);
   for (float &v : copy.f)
-    v = static_cast<float>(v * factor);
+    v = static_cast<float>(std::fabs(v) * factor);
   return copy;
 }
 
@@ -94,11 +97,12 @@ private:
 
   bool isInitializer(const std::string &value) const { return net_.isInitializer(value); }
 
-  /// Appends `node` to the copy with the initializers it reads that the copy does not hold yet.
+  /// Appends `node` to the copy with the initializers it reads that the copy does not hold yet
+  /// (their absolute values).
   void push(ir::Node node) {
     for (const std::string &input : node.inputs)
       if (isInitializer(input) && !out_.graph.initializers.count(input))
-        out_.graph.initializers[input] = net_.initializers.at(input);
+        out_.graph.initializers[input] = scaled(net_.initializers.at(input), 0.0);
     out_.graph.nodes.push_back(std::move(node));
   }
 
@@ -208,7 +212,10 @@ private:
       gemm(node);
     else if (node.op_type == "Add" || node.op_type == "Concat")
       join(node, node.op_type == "Add");
-    else if (homogeneous.count(node.op_type)) {
+    else if (node.op_type == "BatchNormalization") {
+      logScales_[node.outputs.at(0)] = logScale(node.inputs.at(0));
+      push({node.name, "Identity", {node.inputs.at(0)}, {node.outputs.at(0)}, {}});
+    } else if (homogeneous.count(node.op_type)) {
       logScales_[node.outputs.at(0)] = logScale(node.inputs.at(0));
       push(node);
     } else if (node.op_type == "Constant")
