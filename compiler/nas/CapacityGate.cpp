@@ -2,13 +2,12 @@
 
 #include "compiler/nas/ModelCost.h"
 #include "ir/Error.h"
-#include "ir/import/ModelLoader.h"
-#include "ir/passes/Passes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 namespace nasc::nas {
 
@@ -134,12 +133,6 @@ Decision vote(const CapacityProfile &original, const CapacityProfile &transforme
   return {Policy::Vote, ayes >= 2, std::to_string(ayes) + " of 3 votes legal: " + members};
 }
 
-ir::Graph loadForTraining(const std::string &path) {
-  ir::Graph graph = ir::loadModelRaw(path);
-  ir::prepareForTraining(graph);
-  return graph;
-}
-
 /// "inputs (A, B) -> outputs (C)" with every shape written "Nx..." after its batch dim, e.g.
 /// "inputs (1x16x16) -> outputs (10)".
 std::string interfaceOf(const ir::Graph &graph) {
@@ -153,6 +146,41 @@ std::string interfaceOf(const ir::Graph &graph) {
     return "(" + text + ")";
   };
   return "inputs " + list(graph.inputs) + " -> outputs " + list(graph.outputs);
+}
+
+/// Throws the checkSameInterface error unless `transformed` has the interface `original` (of the
+/// graph read from `source`).
+void requireInterface(const std::string &source, const std::string &original,
+                      const ir::Graph &transformed) {
+  const std::string other = interfaceOf(transformed);
+  if (original != other)
+    throw Error("capacity: " + source + " and " + transformed.source +
+                " have different graph inputs or outputs (batch dim excepted): " + original +
+                " vs " + other);
+}
+
+bool measured(const CapacityProfile &profile, Policy policy) {
+  for (const std::string &name : proxiesOf(policy))
+    if (!profile.proxies.count(name))
+      return false;
+  return true;
+}
+
+bool contains(const std::vector<std::string> &names, const std::string &name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void measureZeroCost(const ir::Graph &graph, const std::string &name, const FisherOptions &options,
+                     CapacityProfile &profile) {
+  FisherOptions fisher = options;
+  fisher.proxy = parseProxy(name);
+  const FisherMeasurement m = measureFisher(graph, fisher);
+  profile.proxies[name] = m.total.mean;
+  if (fisher.proxy != Proxy::Fisher)
+    return;
+  for (size_t k = 0; k < m.layers.size(); ++k)
+    profile.fisherLayers[m.layers[k]] = m.layerValues[k].mean;
+  profile.fisherRuns = m.totals;
 }
 
 } // namespace
@@ -205,49 +233,81 @@ Decision decide(Policy policy, const CapacityProfile &original, const CapacityPr
   throw Error("capacity: unknown policy");
 }
 
-CapacityProfile measureCapacity(const std::string &modelPath, const CapacityOptions &options) {
-  CapacityProfile profile;
-  FisherOptions fisher = options.fisher;
-  for (const std::string &name : proxyNames()) {
-    fisher.proxy = parseProxy(name);
-    const FisherMeasurement m = measureFisher(modelPath, fisher);
-    profile.proxies[name] = m.total.mean;
-    if (fisher.proxy != Proxy::Fisher)
-      continue;
-    for (size_t k = 0; k < m.layers.size(); ++k)
-      profile.fisherLayers[m.layers[k]] = m.layerValues[k].mean;
-    profile.fisherRuns = m.totals;
+std::vector<std::string> proxiesOf(Policy policy) {
+  switch (policy) {
+  case Policy::Paper:
+  case Policy::FisherLayer:
+  case Policy::FisherSeeds:
+    return {"fisher"};
+  case Policy::Synflow:
+    return {"synflow"};
+  case Policy::JacobCov:
+    return {"jacob_cov"};
+  case Policy::TrainLoss:
+    return {"train_loss"};
+  case Policy::Vote:
+    return {"synflow", "jacob_cov", "train_loss"};
   }
-  profile.proxies["train_loss"] = measureShortTraining(modelPath, options.training).mean;
-  const ir::Graph graph = loadForTraining(modelPath);
+  throw Error("capacity: unknown policy");
+}
+
+CapacityProfile measureCapacity(const ir::Graph &graph, const CapacityOptions &options,
+                                const std::vector<std::string> &proxies) {
+  for (const std::string &name : proxies)
+    if (!contains(capacityProxyNames(), name))
+      throw Error("capacity: unknown proxy '" + name + "'");
+  CapacityProfile profile;
+  for (const std::string &name : proxyNames())
+    if (contains(proxies, name))
+      measureZeroCost(graph, name, options.fisher, profile);
+  if (contains(proxies, "train_loss"))
+    profile.proxies["train_loss"] = measureShortTraining(graph, options.training).mean;
+  if (!contains(proxies, "params") && !contains(proxies, "flops"))
+    return profile;
   const ModelCost cost = modelCost(graph);
   const int64_t batch = graph.shapeOf(graph.inputs.at(0)).at(0);
-  profile.proxies["params"] = static_cast<double>(cost.params);
-  profile.proxies["flops"] = cost.flops / static_cast<double>(std::max<int64_t>(batch, 1));
+  if (contains(proxies, "params"))
+    profile.proxies["params"] = static_cast<double>(cost.params);
+  if (contains(proxies, "flops"))
+    profile.proxies["flops"] = cost.flops / static_cast<double>(std::max<int64_t>(batch, 1));
   return profile;
 }
 
-void checkSameInterface(const std::string &originalPath, const std::string &transformedPath) {
-  const std::string original = interfaceOf(loadForTraining(originalPath));
-  const std::string transformed = interfaceOf(loadForTraining(transformedPath));
-  if (original != transformed)
-    throw Error("capacity: " + originalPath + " and " + transformedPath +
-                " have different graph inputs or outputs (batch dim excepted): " + original +
-                " vs " + transformed);
+void checkSameInterface(const ir::Graph &original, const ir::Graph &transformed) {
+  requireInterface(original.source, interfaceOf(original), transformed);
 }
 
-CapacityReport runCapacityGate(const std::string &originalPath, const std::string &transformedPath,
-                               Policy policy, const CapacityOptions &options,
-                               const GateParams &params) {
-  checkSameInterface(originalPath, transformedPath);
+CapacityGate::CapacityGate(const ir::Graph &original, Policy policy, CapacityOptions options,
+                           GateParams params, std::vector<std::string> proxies)
+    : source_(original.source), interface_(interfaceOf(original)), policy_(policy),
+      options_(std::move(options)), params_(std::move(params)), proxies_(std::move(proxies)) {
+  for (const std::string &name : proxiesOf(policy_))
+    if (!contains(proxies_, name))
+      throw Error("capacity: policy '" + policyName(policy_) + "' reads proxy '" + name +
+                  "', which the gate is not asked to measure");
+  options_.fisher.initCache = options_.training.initCache = cache_.get();
+  original_ = measureCapacity(original, options_, proxies_);
+  cache_->freeze();
+}
+
+CapacityReport CapacityGate::judge(const ir::Graph &candidate) const {
+  requireInterface(source_, interface_, candidate);
   CapacityReport report;
-  report.original = measureCapacity(originalPath, options);
-  report.transformed = measureCapacity(transformedPath, options);
+  report.original = original_;
+  report.transformed = measureCapacity(candidate, options_, proxies_);
   for (size_t k = 0; k < policyNames().size(); ++k)
-    report.decisions.push_back(
-        decide(static_cast<Policy>(k), report.original, report.transformed, params));
-  report.decision = report.decisions.at(static_cast<size_t>(policy));
+    if (measured(original_, static_cast<Policy>(k)))
+      report.decisions.push_back(
+          decide(static_cast<Policy>(k), report.original, report.transformed, params_));
+  report.decision = decide(policy_, report.original, report.transformed, params_);
   return report;
+}
+
+CapacityReport runCapacityGate(const ir::Graph &original, const ir::Graph &transformed,
+                               Policy policy, const CapacityOptions &options,
+                               const GateParams &params, const std::vector<std::string> &proxies) {
+  checkSameInterface(original, transformed);
+  return CapacityGate(original, policy, options, params, proxies).judge(transformed);
 }
 
 } // namespace nasc::nas

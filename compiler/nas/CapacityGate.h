@@ -1,12 +1,13 @@
-// The capacity gate of `nasc capacity` (docs/capacity.md, "Capacity gate"): measures every proxy of
-// an ORIGINAL model and a transformed NEW one, and decides by a policy whether NEW keeps the
-// capacity of ORIGINAL. Measuring and deciding are separate, so decisions are pure functions.
+// The capacity gate (docs/capacity.md, "Capacity gate"): measures the proxies of an ORIGINAL model
+// and of transformed NEW ones, in memory, and decides by a policy whether NEW keeps the capacity of
+// ORIGINAL. Measuring and deciding are separate, so decisions are pure functions.
 #pragma once
 
 #include "compiler/nas/FisherMeasurement.h"
 #include "compiler/nas/ShortTraining.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,25 +93,67 @@ struct CapacityOptions {
   ShortTrainingOptions training;
 };
 
-/// Loads `modelPath` (ir::loadModelRaw, ir::prepareForTraining) and measures every proxy of
-/// capacityProxyNames. Throws every error of the loader and the measurements.
-CapacityProfile measureCapacity(const std::string &modelPath, const CapacityOptions &options);
+/// The proxies (capacityProxyNames names, in that order) that decide(policy, ...) reads: fisher for
+/// paper, fisher-layer and fisher-seeds; synflow; jacob_cov; train_loss; synflow, jacob_cov and
+/// train_loss for vote.
+std::vector<std::string> proxiesOf(Policy policy);
 
-/// Throws nasc::Error naming both files when the models' graph inputs or outputs differ in
+/// Measures the proxies named in `proxies` (capacityProxyNames names) of `graph`, a model prepared
+/// for training (loadForTraining; not changed): the zero-cost ones with measureFisher (totals, mean
+/// over the seeds; for fisher also fisherLayers and fisherRuns), train_loss with
+/// measureShortTraining, params and flops with modelCost. Throws nasc::Error for an unknown name
+/// and every error of the measurements.
+CapacityProfile measureCapacity(const ir::Graph &graph, const CapacityOptions &options,
+                                const std::vector<std::string> &proxies);
+
+/// Throws nasc::Error naming both graphs' sources when their graph inputs or outputs differ in
 /// count or in shape (the batch dim, dim 0, excepted).
-void checkSameInterface(const std::string &originalPath, const std::string &transformedPath);
+void checkSameInterface(const ir::Graph &original, const ir::Graph &transformed);
 
-/// The gate's result: both profiles, the decision of `policy` and of every policy (policyNames
-/// order).
+/// The gate's result: both profiles, the decision of `policy` and of every policy whose proxies
+/// were measured (policyNames order; all of them when every proxy was).
 struct CapacityReport {
   CapacityProfile original, transformed;
   Decision decision;
   std::vector<Decision> decisions;
 };
 
-/// checkSameInterface, measureCapacity of both models, decide for every policy.
-CapacityReport runCapacityGate(const std::string &originalPath, const std::string &transformedPath,
+/// The capacity gate of the candidates of one original model, in memory: the original is measured
+/// once, when the gate is made, and every candidate is measured on the same proxies and judged
+/// against it. Measuring only proxiesOf(policy) keeps a candidate to what the policy reads. The
+/// He-normal weights drawn for the original are kept (HeNormalCache; for CIFAR ResNet-34, 85 MB
+/// per seed) and a candidate's layers that did not change reuse them: the same values, not drawn
+/// again.
+class CapacityGate {
+public:
+  /// Measures `original` (prepared for training, loadForTraining) on `proxies` (capacityProxyNames
+  /// names, which must include proxiesOf(policy)). Throws nasc::Error for a proxy list without
+  /// the policy's and every error of measureCapacity.
+  CapacityGate(const ir::Graph &original, Policy policy, CapacityOptions options, GateParams params,
+               std::vector<std::string> proxies);
+
+  /// checkSameInterface against the original, measureCapacity of `candidate` (prepared for
+  /// training), decide. Throws every error of those.
+  CapacityReport judge(const ir::Graph &candidate) const;
+
+  /// The original's measurement.
+  const CapacityProfile &original() const { return original_; }
+
+private:
+  std::string source_;    ///< The original's graph source.
+  std::string interface_; ///< Its inputs and outputs as checkSameInterface compares them.
+  Policy policy_;
+  CapacityOptions options_;
+  GateParams params_;
+  std::vector<std::string> proxies_;
+  std::unique_ptr<HeNormalCache> cache_ = std::make_unique<HeNormalCache>();
+  CapacityProfile original_;
+};
+
+/// checkSameInterface, then CapacityGate(original, ...).judge(transformed), both models prepared
+/// for training: what `nasc capacity` and `nasc mutate --check-capacity` run.
+CapacityReport runCapacityGate(const ir::Graph &original, const ir::Graph &transformed,
                                Policy policy, const CapacityOptions &options,
-                               const GateParams &params);
+                               const GateParams &params, const std::vector<std::string> &proxies);
 
 } // namespace nasc::nas

@@ -17,8 +17,9 @@ double jsonNumber(double value) {
 std::string capacityJson(const CapacityReport &report, int indent) {
   nlohmann::ordered_json proxies = nlohmann::ordered_json::object();
   for (const std::string &name : capacityProxyNames())
-    proxies[name] = {{"original", jsonNumber(report.original.proxies.at(name))},
-                     {"new", jsonNumber(report.transformed.proxies.at(name))}};
+    if (report.original.proxies.count(name))
+      proxies[name] = {{"original", jsonNumber(report.original.proxies.at(name))},
+                       {"new", jsonNumber(report.transformed.proxies.at(name))}};
   nlohmann::ordered_json decisions = nlohmann::ordered_json::object();
   for (const Decision &d : report.decisions)
     decisions[policyName(d.policy)] = d.legal;

@@ -9,9 +9,9 @@
 namespace nasc::nas {
 
 /// {"legal": b, "policy": P, "reason": R, "proxies": {NAME: {"original": x, "new": y}, ...},
-///  "decisions": {POLICY: b, ...}}, proxies in capacityProxyNames order, decisions in policyNames
-/// order; ±infinity (jacob_cov of a singular kernel) written as ±1e308. `indent` as
-/// nlohmann::json::dump (-1: one line).
+///  "decisions": {POLICY: b, ...}}, the measured proxies in capacityProxyNames order, the report's
+/// decisions in policyNames order; ±infinity (jacob_cov of a singular kernel) written as ±1e308.
+/// `indent` as nlohmann::json::dump (-1: one line).
 std::string capacityJson(const CapacityReport &report, int indent);
 
 } // namespace nasc::nas

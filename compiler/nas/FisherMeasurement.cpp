@@ -6,7 +6,11 @@
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 namespace nasc::nas {
 
@@ -30,22 +34,67 @@ std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t images) 
   return {shape, graph.shapeOf(graph.outputs[0])[1]};
 }
 
-FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
-  if (options.batch < 1 || options.seeds < 1)
-    throw Error("fisher: --batch and --seeds must be positive");
-  ir::Graph graph = ir::loadModelRaw(modelPath);
+ir::Graph loadForTraining(const std::string &path) {
+  ir::Graph graph = ir::loadModelRaw(path);
   ir::prepareForTraining(graph);
+  return graph;
+}
+
+namespace {
+
+/// The proxy of run `run`: on a copy of `graph` with BNs inserted and re-initialised with
+/// seed + run as options say, or on `graph` itself when they ask for neither.
+ProxyScore measureRun(const ir::Graph &graph, const FisherOptions &options, const ImageBatch &batch,
+                      int run) {
+  if (!options.insertBn && !options.initWeights)
+    return measureProxy(options.proxy, graph, batch.images, batch.labels);
+  ir::Graph prepared = graph;
   if (options.insertBn)
-    insertBatchNorm(graph);
-  const auto [shape, classes] = dataShape(graph, options.batch);
-  const ImageBatch batch = fashionMnistBatch(shape, classes, options.dataDir);
+    insertBatchNorm(prepared);
+  if (options.initWeights)
+    initWeights(prepared, options.seed + static_cast<uint64_t>(run), options.initCache);
+  return measureProxy(options.proxy, prepared, batch.images, batch.labels);
+}
+
+/// Every run's proxy, in run order, computed by up to options.threads threads (each takes the
+/// next run not yet taken); rethrows the error of the first run that failed.
+std::vector<ProxyScore> measureRuns(const ir::Graph &graph, const FisherOptions &options,
+                                    const ImageBatch &batch) {
   const int runs = options.initWeights ? options.seeds : 1;
-  std::vector<ProxyScore> results;
-  for (int run = 0; run < runs; ++run) {
-    if (options.initWeights)
-      initWeights(graph, options.seed + static_cast<uint64_t>(run));
-    results.push_back(measureProxy(options.proxy, graph, batch.images, batch.labels));
-  }
+  std::vector<ProxyScore> results(static_cast<size_t>(runs));
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(runs));
+  std::atomic<int> next = 0;
+  auto work = [&] {
+    for (int run = next++; run < runs; run = next++) {
+      try {
+        results[run] = measureRun(graph, options, batch, run);
+      } catch (...) {
+        errors[run] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 1; t < std::min(options.threads, runs); ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread &worker : workers)
+    worker.join();
+  for (const std::exception_ptr &error : errors)
+    if (error)
+      std::rethrow_exception(error);
+  return results;
+}
+
+} // namespace
+
+FisherMeasurement measureFisher(const ir::Graph &graph, const FisherOptions &options) {
+  if (options.batch < 1 || options.seeds < 1 || options.threads < 1)
+    throw Error("fisher: --batch, --seeds and --threads must be positive");
+  const auto [shape, classes] = dataShape(graph, options.batch);
+  const ImageBatch batch = options.proxy == Proxy::Synflow
+                               ? ImageBatch{}
+                               : fashionMnistBatch(shape, classes, options.dataDir);
+  const std::vector<ProxyScore> results = measureRuns(graph, options, batch);
   FisherMeasurement measurement;
   for (size_t layer = 0; layer < results[0].layers.size(); ++layer) {
     std::vector<double> values;
@@ -58,6 +107,10 @@ FisherMeasurement measureFisher(const std::string &modelPath, const FisherOption
     measurement.totals.push_back(result.total);
   measurement.total = meanStd(measurement.totals);
   return measurement;
+}
+
+FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options) {
+  return measureFisher(loadForTraining(modelPath), options);
 }
 
 } // namespace nasc::nas

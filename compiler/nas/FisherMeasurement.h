@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compiler/nas/FashionMnist.h"
+#include "compiler/nas/InitWeights.h"
 #include "compiler/nas/ZeroCostProxy.h"
 
 #include <cstdint>
@@ -21,6 +22,8 @@ struct FisherOptions {
   bool insertBn = true;    ///< true: insertBatchNorm before measuring (InsertBatchNorm.h).
   std::string dataDir = kFashionMnistDir;
   Proxy proxy = Proxy::Fisher; ///< What to measure (ZeroCostProxy.h).
+  int threads = 1; ///< Runs measured at the same time (each on its own copy); values unchanged.
+  HeNormalCache *initCache = nullptr; ///< Draws of initWeights reused / recorded (not owned).
 };
 
 /// Mean and population standard deviation over the runs.
@@ -45,13 +48,22 @@ struct FisherMeasurement {
   std::vector<double> totals; ///< Total of each run, in seed order.
 };
 
-/// Loads `modelPath` without inference passes (ir::loadModelRaw), optionally inserts BNs, builds
-/// the Fashion-MNIST batch for its input (N = options.batch, C, H, W from the model's single rank-4
-/// input; classes = dim 1 of its single (N, classes) output), and measures fisherPotential once per
-/// run (options.proxy through measureProxy, fisherPotential by default): options.seeds runs
+/// The model at `path` as the capacity measurements take it: ir::loadModelRaw, then
+/// ir::prepareForTraining (BatchNormalization kept, static shapes). Throws every error of both.
+ir::Graph loadForTraining(const std::string &path);
+
+/// Measures `graph` (prepared for training, as loadForTraining returns it; not changed): on a
+/// copy, optionally inserts BNs, builds the Fashion-MNIST batch for its input (N = options.batch,
+/// C, H, W from the model's single rank-4 input; classes = dim 1 of its single (N, classes)
+/// output; not read for synflow, which is data-free), and measures fisherPotential once per run
+/// (options.proxy through measureProxy, fisherPotential by default): options.seeds runs
 /// re-initialised with seed, seed + 1, ... when options.initWeights, else one run on the model's
-/// weights. Throws nasc::Error for a model without one rank-4 input or one rank-2 output, batch < 1
-/// or seeds < 1, and every error of the loader, the data batch and the proxy.
+/// weights; up to options.threads runs at a time, each on its own copy of the graph. Throws
+/// nasc::Error for a model without one rank-4 input or one rank-2 output, batch, seeds or threads
+/// < 1, and every error of the data batch and the proxy.
+FisherMeasurement measureFisher(const ir::Graph &graph, const FisherOptions &options);
+
+/// measureFisher of the model at `modelPath` (loadForTraining); also throws the loader's errors.
 FisherMeasurement measureFisher(const std::string &modelPath, const FisherOptions &options);
 
 } // namespace nasc::nas

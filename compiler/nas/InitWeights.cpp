@@ -14,16 +14,22 @@ namespace {
 /// Initializer assignment in the order of first use; each tensor is written once.
 class Initializer {
 public:
-  Initializer(ir::Graph &graph, uint64_t seed) : graph_(graph), seed_(seed) {}
+  Initializer(ir::Graph &graph, uint64_t seed, HeNormalCache *cache)
+      : graph_(graph), seed_(seed), cache_(cache) {}
 
   void normal(const ir::Node &node, size_t input, int64_t fan) {
     ir::Tensor *tensor = take(node, input);
     if (!tensor)
       return;
+    const HeNormalCache::Key key{nextSeed(), tensor->f.size(), fan};
+    if (cache_ && cache_->find(key, tensor->f))
+      return;
     const double stddev = std::sqrt(2.0 / static_cast<double>(std::max<int64_t>(fan, 1)));
-    const std::vector<double> normals = ir::standardNormals(tensor->f.size(), nextSeed());
+    const std::vector<double> normals = ir::standardNormals(tensor->f.size(), std::get<0>(key));
     for (size_t k = 0; k < normals.size(); ++k)
       tensor->f[k] = static_cast<float>(stddev * normals[k]);
+    if (cache_)
+      cache_->add(key, tensor->f);
   }
 
   void constant(const ir::Node &node, size_t input, float value) {
@@ -47,6 +53,7 @@ private:
 
   ir::Graph &graph_;
   uint64_t seed_;
+  HeNormalCache *cache_;
   uint64_t count_ = 0;
   std::set<std::string> done_;
 };
@@ -64,8 +71,28 @@ const ir::Shape &weightShape(const ir::Graph &graph, const ir::Node &node) {
 
 } // namespace
 
-void initWeights(ir::Graph &graph, uint64_t seed) {
-  Initializer init(graph, seed);
+bool HeNormalCache::find(const Key &key, std::vector<float> &values) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = tensors_.find(key);
+  if (it == tensors_.end())
+    return false;
+  values = it->second;
+  return true;
+}
+
+void HeNormalCache::add(const Key &key, const std::vector<float> &values) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!frozen_)
+    tensors_.emplace(key, values);
+}
+
+void HeNormalCache::freeze() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  frozen_ = true;
+}
+
+void initWeights(ir::Graph &graph, uint64_t seed, HeNormalCache *cache) {
+  Initializer init(graph, seed, cache);
   for (const ir::Node &node : graph.nodes) {
     if (node.op_type == "Conv") {
       const ir::Shape &w = weightShape(graph, node);

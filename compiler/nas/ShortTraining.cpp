@@ -3,8 +3,6 @@
 #include "compiler/nas/InitWeights.h"
 #include "compiler/nas/InsertBatchNorm.h"
 #include "ir/Error.h"
-#include "ir/import/ModelLoader.h"
-#include "ir/passes/Passes.h"
 #include "runtime/reference/Training.h"
 
 #include <algorithm>
@@ -68,23 +66,27 @@ double lastStepsMean(const std::vector<double> &losses, int window) {
   return sum / static_cast<double>(count);
 }
 
-MeanStd measureShortTraining(const std::string &modelPath, const ShortTrainingOptions &options) {
+MeanStd measureShortTraining(const ir::Graph &graph, const ShortTrainingOptions &options) {
   if (options.batch < 1 || options.steps < 1 || options.window < 1 || options.seeds < 1 ||
       !(options.lr > 0))
-    throw Error(modelPath + ": short training needs positive batch, steps, window, seeds and lr");
-  ir::Graph model = ir::loadModelRaw(modelPath);
-  ir::prepareForTraining(model);
+    throw Error(graph.source +
+                ": short training needs positive batch, steps, window, seeds and lr");
+  ir::Graph model = graph;
   insertBatchNorm(model);
   const auto [shape, classes] = dataShape(model, options.batch * options.steps);
   const ImageBatch stream = fashionMnistBatch(shape, classes, options.dataDir);
   std::vector<double> runs;
   for (int run = 0; run < options.seeds; ++run) {
-    ir::Graph graph = model;
-    initWeights(graph, options.seed + static_cast<uint64_t>(run));
-    runs.push_back(lastStepsMean(sgdLosses(graph, stream, options.batch, options.steps, options.lr),
-                                 options.window));
+    ir::Graph trained = model;
+    initWeights(trained, options.seed + static_cast<uint64_t>(run), options.initCache);
+    runs.push_back(lastStepsMean(
+        sgdLosses(trained, stream, options.batch, options.steps, options.lr), options.window));
   }
   return meanStd(runs);
+}
+
+MeanStd measureShortTraining(const std::string &modelPath, const ShortTrainingOptions &options) {
+  return measureShortTraining(loadForTraining(modelPath), options);
 }
 
 } // namespace nasc::nas

@@ -24,6 +24,7 @@ struct ShortTrainingOptions {
   uint64_t seed = 0;  ///< Seed of the first He initialisation; run r uses seed + r.
   int seeds = 1;      ///< Initialisations averaged.
   std::string dataDir = kFashionMnistDir;
+  HeNormalCache *initCache = nullptr; ///< Draws of initWeights reused / recorded (not owned).
 };
 
 /// Trains `graph` in place with `steps` plain SGD steps, W ← W − lr · dL/dW: step i (0-based)
@@ -41,14 +42,18 @@ std::vector<double> sgdLosses(ir::Graph &graph, const ImageBatch &stream, int64_
 /// nasc::Error when window < 1 or `losses` is empty.
 double lastStepsMean(const std::vector<double> &losses, int window);
 
-/// train_loss of `modelPath`: loads it as measureFisher does (ir::loadModelRaw, training
-/// preparation, insertBatchNorm), reads the first steps · batch Fashion-MNIST training images
-/// shaped for its input (fashionMnistBatch: N x C x H x W from the single rank-4 input, classes
-/// from the single (N, classes) output) and, for each of options.seeds runs, re-initialises the
-/// weights (initWeights with seed + run), trains with sgdLosses and takes lastStepsMean. Returns
-/// the mean and population standard deviation over the runs. Throws nasc::Error for a model
-/// without one rank-4 input or one rank-2 output, for non-positive options, and every error of
-/// the loader, the data and the training.
+/// train_loss of `graph` (prepared for training, as loadForTraining returns it; not changed): on a
+/// copy with insertBatchNorm, reads the first steps · batch Fashion-MNIST training images shaped
+/// for its input (fashionMnistBatch: N x C x H x W from the single rank-4 input, classes from the
+/// single (N, classes) output) and, for each of options.seeds runs, re-initialises the weights
+/// (initWeights with seed + run), trains with sgdLosses and takes lastStepsMean. Returns the mean
+/// and population standard deviation over the runs. Throws nasc::Error for a model without one
+/// rank-4 input or one rank-2 output, for non-positive options, and every error of the data and
+/// the training.
+MeanStd measureShortTraining(const ir::Graph &graph, const ShortTrainingOptions &options);
+
+/// measureShortTraining of the model at `modelPath` (loadForTraining); also throws the loader's
+/// errors.
 MeanStd measureShortTraining(const std::string &modelPath, const ShortTrainingOptions &options);
 
 } // namespace nasc::nas

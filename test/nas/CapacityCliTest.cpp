@@ -109,3 +109,21 @@ TEST_CASE("nasc mutate --check-capacity records the gate's decision that nasc ca
   CHECK(direct["legal"] == recorded["legal"]);
   CHECK(direct["proxies"] == recorded["proxies"]);
 }
+
+TEST_CASE("nasc capacity --policy-only measures and reports only the policy's proxies",
+          "[nas][cli][capacity]") {
+  const std::string wide = writeCnn("wide", 16), narrow = writeCnn("narrow", 1);
+  const Result r = nascCapacity(wide + " " + narrow +
+                                " --policy synflow --tolerance 1 --policy-only --json" + kFast);
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const nlohmann::json got = nlohmann::json::parse(r.output);
+  CHECK(got["proxies"].size() == 1);
+  CHECK(got["proxies"]["synflow"]["new"].is_number());
+  CHECK(got["decisions"] == nlohmann::json{{"synflow", false}});
+  const Result table = nascCapacity(wide + " " + wide + " --policy synflow --policy-only" + kFast);
+  INFO(table.output);
+  CHECK(table.status == 0);
+  CHECK_THAT(table.output, Catch::Contains("synflow: legal") && !Catch::Contains("train_loss") &&
+                               !Catch::Contains("paper"));
+}

@@ -17,6 +17,8 @@ namespace {
 void printTable(const nas::CapacityReport &report) {
   std::printf("%-12s %14s %14s %14s\n", "proxy", "original", "new", "new/orig | diff");
   for (const std::string &name : nas::capacityProxyNames()) {
+    if (!report.original.proxies.count(name))
+      continue;
     const double o = report.original.proxies.at(name), n = report.transformed.proxies.at(name);
     if (name == "jacob_cov" || name == "train_loss")
       std::printf("%-12s %14.6e %14.6e %+14.6f\n", name.c_str(), o, n, n - o);
@@ -37,7 +39,8 @@ struct CapacityArgs : GateArgs {
 
 /// Runs the gate and prints its report; returns the exit status (0 legal, kRefused).
 int capacity(const CapacityArgs &args) {
-  const nas::CapacityReport report = runGate(args, args.original, args.transformed);
+  const nas::CapacityReport report =
+      runGate(args, nas::loadForTraining(args.original), nas::loadForTraining(args.transformed));
   if (args.json)
     std::cout << nas::capacityJson(report, 1) << "\n";
   else
@@ -51,8 +54,9 @@ void addCapacityCommand(CLI::App &app, int &exitStatus) {
   auto args = std::make_shared<CapacityArgs>();
   CLI::App *cmd = app.add_subcommand(
       "capacity", "Capacity gate (docs/capacity.md): measures every zero-cost proxy, the "
-                  "short-training loss, params and FLOPs of ORIGINAL and NEW and decides by "
-                  "--policy whether NEW keeps ORIGINAL's capacity; exit 0 legal, 3 refused");
+                  "short-training loss, params and FLOPs of ORIGINAL and NEW (only what --policy "
+                  "reads with --policy-only) and decides by --policy whether NEW keeps "
+                  "ORIGINAL's capacity; exit 0 legal, 3 refused");
   cmd->add_option("ORIGINAL", args->original, "The original model (.onnx or .json)")
       ->required()
       ->check(CLI::ExistingFile);

@@ -82,19 +82,29 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed) {
   cmd.add_option("--steps", args.steps, stepsHelp())
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd.add_option("--threads", args.threads,
+                 "Seeds of a zero-cost proxy measured at the same time (the values do not depend "
+                 "on it; memory grows with it)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_flag("--policy-only", args.policyOnly,
+               "Measure only the proxies --policy reads (the report then lists only those and "
+               "the decisions of the policies they decide)");
 }
 
-nas::CapacityReport runGate(const GateArgs &args, const std::string &original,
-                            const std::string &transformed) {
+nas::CapacityReport runGate(const GateArgs &args, const ir::Graph &original,
+                            const ir::Graph &transformed) {
   const nas::Policy policy = nas::parsePolicy(args.policy);
   nas::CapacityOptions options;
   options.fisher.batch = args.batch;
   options.fisher.seed = args.seed;
   options.fisher.seeds = args.seeds;
+  options.fisher.threads = args.threads;
   options.training.seed = args.seed;
   options.training.seeds = args.seeds;
   options.training.steps = args.steps;
-  return nas::runCapacityGate(original, transformed, policy, options, gateParams(args, policy));
+  return nas::runCapacityGate(original, transformed, policy, options, gateParams(args, policy),
+                              args.policyOnly ? nas::proxiesOf(policy) : nas::capacityProxyNames());
 }
 
 } // namespace nasc::cli

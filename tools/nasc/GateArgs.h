@@ -24,15 +24,18 @@ struct GateArgs {
   int64_t batch = nas::FisherOptions{}.batch;
   uint64_t seed = 0;
   int seeds = nas::FisherOptions{}.seeds, steps = nas::ShortTrainingOptions{}.steps;
+  int threads = nas::FisherOptions{}.threads;
+  bool policyOnly = false; ///< Measure only nas::proxiesOf(policy), not every proxy.
 };
 
-/// Adds --policy, --theta, --tolerance, --batch, --seeds, --steps and, with `withSeed`, --seed
-/// (a command with its own --seed sets GateArgs::seed itself).
+/// Adds --policy, --theta, --tolerance, --batch, --seeds, --steps, --threads, --policy-only and, with
+/// `withSeed`, --seed (a command with its own --seed sets GateArgs::seed itself).
 void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed);
 
-/// nas::runCapacityGate on the two model files with `args`. Throws nasc::Error for --tolerance
-/// with a policy that has none, and every error of the gate.
-nas::CapacityReport runGate(const GateArgs &args, const std::string &original,
-                            const std::string &transformed);
+/// nas::runCapacityGate on the two models (prepared for training, nas::loadForTraining) with
+/// `args`: every proxy, or only the policy's with --policy-only. Throws nasc::Error for
+/// --tolerance with a policy that has none, and every error of the gate.
+nas::CapacityReport runGate(const GateArgs &args, const ir::Graph &original,
+                            const ir::Graph &transformed);
 
 } // namespace nasc::cli

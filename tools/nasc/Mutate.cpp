@@ -113,12 +113,14 @@ void writeSchedule(const std::string &path, const std::vector<nas::NeuralStep> &
   std::printf("wrote %s\n", path.c_str());
 }
 
-/// Runs the capacity gate on MODEL and the written model, prints its decision and records it (with
-/// the steps) in the written model's metadata as nasc.capacity. Returns the report's JSON and
-/// sets `status` to the exit status.
+/// Runs the capacity gate on MODEL and the new `graph` in memory, prints its decision and records
+/// it (with the steps) in the written model's metadata as nasc.capacity. Returns the report's JSON
+/// and sets `status` to the exit status.
 std::string checkCapacity(const MutateArgs &args, const ir::Graph &graph,
                           std::map<std::string, std::string> metadata, int &status) {
-  const nas::CapacityReport report = runGate(args, args.model, args.output);
+  ir::Graph candidate = graph;
+  candidate.source = args.output;
+  const nas::CapacityReport report = runGate(args, nas::loadForTraining(args.model), candidate);
   metadata["nasc.capacity"] = nas::capacityJson(report, -1);
   ir::exportOnnx(graph, args.output, metadata);
   std::printf("capacity (%s): %s: %s\n", args.policy.c_str(),

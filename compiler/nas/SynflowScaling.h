@@ -1,0 +1,39 @@
+// Keeps synflow's forward and backward pass inside float32 on networks of any depth: a copy of the
+// network in which every value is the original's divided by a known factor, a bound on its
+// largest entry, so every value of the copy is at most about 1 (docs/capacity.md, "synflow").
+#pragma once
+
+#include "ir/Graph.h"
+
+namespace nasc::nas {
+
+/// A graph computing every value v of another as v / λ_v, λ_v > 0 known per value.
+struct ScaledGraph {
+  ir::Graph graph;
+  double logOutputScale = 0; ///< ln λ of the single graph output.
+};
+
+/// The scaled copy of synflow's linearised `net` (every BatchNormalization an Identity of its X,
+/// as the reference's bn=False model; every float initializer replaced by its absolute value),
+/// run on an all-ones input of batch 1: every value is non-negative and Relu is the identity on
+/// it. λ is a bound on a value's largest entry, ln λ = 0 for the graph inputs and initializers,
+/// propagated in double in log space (W, B, C below their absolute values):
+///  - Conv(X, W, B) and Gemm(A, B, C): λ_Y = λ_X · m + max B (alpha · m + beta · max C), m the
+///    largest sum of W over one output channel (of alpha·B' over one output column); the copy
+///    uses W · λ_X / λ_Y and B / λ_Y (B · λ_A / λ_Y and C / λ_Y);
+///  - Add: λ_Y = Σ λ of its operands, Concat: λ_Y = max λ of its operands; each input operand v
+///    is multiplied by λ_v / λ_Y (Reshape to (1, 1, 1, n), a 1x1 Conv with that weight, Reshape
+///    back to (1, dims of v after the batch); an initializer operand is scaled in its copy);
+///  - Relu, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Identity, Dropout, Slice,
+///    Resize, BatchNormalization (the Identity): λ_Y = λ_X (positively homogeneous); Constant:
+///    λ = 1.
+/// The copy holds the initializers its nodes read; Conv weights keep their names, Conv biases,
+/// Gemm's B and C and an Add's / Concat's initializer operands get new ones; added nodes and
+/// values are named "synflow_scale:<value>...". The copy's gradients w.r.t. the
+/// scaled weights give synflow exactly: Σ W̃ ⊙ dR̃/dW̃ = (Σ W ⊙ dR/dW) / λ_output for every
+/// layer. Throws nasc::Error naming the node for an op without a rule, a Conv / Gemm weight that
+/// is not an initializer or is shared by several nodes, and a value without a known shape.
+/// `net` needs a shape for every operand of an Add or Concat (a graph after ir::inferShapes).
+ScaledGraph scaleForSynflow(const ir::Graph &net);
+
+} // namespace nasc::nas
