@@ -6,18 +6,6 @@
 
 namespace nasc::nas {
 
-namespace {
-
-compiler::StaleScheduleStep staleStep(const compiler::ModelSchedule &schedule,
-                                      const compiler::KernelSchedule &trace, size_t i,
-                                      const std::string &why) {
-  return compiler::StaleScheduleStep(schedule.source + ": node '" + trace.node + "' step " +
-                                     std::to_string(i + 1) + " " + trace.steps[i].toString() +
-                                     " does not apply: " + why);
-}
-
-} // namespace
-
 bool isNeuralStep(const compiler::ScheduleStep &step) {
   const compiler::PrimitiveSpec *spec = compiler::findPrimitive(step.primitive);
   return spec && spec->neural;
@@ -59,12 +47,15 @@ void applyNeuralSteps(ir::Graph &graph, const compiler::ModelSchedule &schedule)
         continue;
       }
       if (scheduled)
-        throw staleStep(schedule, trace, i,
-                        "a neural step must come before the schedule steps of its node");
+        compiler::throwScheduleStepError(
+            schedule.source, trace, i,
+            Error("a neural step must come before the schedule steps of its node"));
       try {
         graph = applyNeuralStep(graph, toNeuralStep(trace.node, trace.steps[i]));
+      } catch (const RefusedTransformation &e) {
+        compiler::throwScheduleStepError(schedule.source, trace, i, e, true);
       } catch (const Error &e) {
-        throw staleStep(schedule, trace, i, e.what());
+        compiler::throwScheduleStepError(schedule.source, trace, i, e);
       }
     }
   }

@@ -125,16 +125,6 @@ isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
   return schedule;
 }
 
-namespace {
-
-StaleScheduleStep staleStep(const std::string &source, const KernelSchedule &trace, size_t i,
-                            const Error &e) {
-  return StaleScheduleStep(source + ": node '" + trace.node + "' step " + std::to_string(i + 1) +
-                           " " + trace.steps[i].toString() + " does not apply: " + e.what());
-}
-
-} // namespace
-
 void applyLayoutSteps(ir::Program &program, size_t call, const KernelSchedule &trace,
                       const std::string &source) {
   for (size_t i = 0; i < trace.steps.size(); ++i) {
@@ -146,7 +136,7 @@ void applyLayoutSteps(ir::Program &program, size_t call, const KernelSchedule &t
         throw Error(spec->name + ": no statement given");
       spec->applyLayout(program, call, trace.steps[i]);
     } catch (const Error &e) {
-      throw staleStep(source, trace, i, e);
+      throwScheduleStepError(source, trace, i, e);
     }
   }
 }
@@ -158,7 +148,7 @@ isl::schedule applyTrace(const poly::Scop &scop, const poly::Dependences &deps,
     try {
       current.schedule = applyStep(current, deps, trace.steps[i]);
     } catch (const Error &e) {
-      throw staleStep(source, trace, i, e);
+      throwScheduleStepError(source, trace, i, e);
     }
   }
   return current.schedule;

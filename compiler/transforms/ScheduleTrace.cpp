@@ -1,6 +1,8 @@
 #include "compiler/transforms/ScheduleTrace.h"
 
+#include "compiler/transforms/PrimitiveErrors.h"
 #include "compiler/transforms/Primitives.h"
+#include "compiler/transforms/TransformErrors.h"
 
 #include <algorithm>
 
@@ -62,6 +64,19 @@ std::string ScheduleStep::toString() const {
   for (size_t i = 0; i < parts.size(); ++i)
     text += (i ? ", " : "") + parts[i];
   return text + ")";
+}
+
+void throwScheduleStepError(const std::string &source, const KernelSchedule &trace, size_t index,
+                            const Error &cause, bool refused) {
+  const std::string message = source + ": node '" + trace.node + "' step " +
+                              std::to_string(index + 1) + " " + trace.steps[index].toString() +
+                              " does not apply: " + cause.what();
+  if (dynamic_cast<const IllegalTransformation *>(&cause) ||
+      dynamic_cast<const CarriedDependence *>(&cause))
+    throw IllegalScheduleStep(message);
+  if (refused)
+    throw RefusedScheduleStep(message);
+  throw StaleScheduleStep(message);
 }
 
 } // namespace nasc::compiler

@@ -64,12 +64,38 @@ struct ModelSchedule {
   std::vector<KernelSchedule> kernels;
 };
 
-/// A schedule step that does not apply to the current model (its statement, band or member no
-/// longer exists, or it would now break a dependence). `what()` names the file, node and step.
+/// A schedule step that does not apply to the current model. `what()` names the file, node and
+/// step. Thrown as itself when the model changed under the step (its statement, band or member
+/// no longer exists, a layout step no longer fits); as IllegalScheduleStep or
+/// RefusedScheduleStep for the other two causes, so a caller can tell the three apart and one
+/// that does not care catches this base.
 class StaleScheduleStep : public Error {
 public:
   explicit StaleScheduleStep(const std::string &message) : Error(message) {}
 };
+
+/// A schedule step that is well formed for the model but would break a dependence (the cause was
+/// an IllegalTransformation or a CarriedDependence); `what()` names the broken dependence
+/// instances in isl notation.
+class IllegalScheduleStep : public StaleScheduleStep {
+public:
+  explicit IllegalScheduleStep(const std::string &message) : StaleScheduleStep(message) {}
+};
+
+/// A neural step its transformation refuses (nas::RefusedTransformation: the layer's structure,
+/// e.g. a group count that divides no channel count).
+class RefusedScheduleStep : public StaleScheduleStep {
+public:
+  explicit RefusedScheduleStep(const std::string &message) : StaleScheduleStep(message) {}
+};
+
+/// Throws the StaleScheduleStep for step `index` (0-based; named 1-based) of `trace` from schedule
+/// `source`, failed with `cause`: IllegalScheduleStep for an IllegalTransformation or
+/// CarriedDependence, RefusedScheduleStep when `refused` (a neural step's refusal), else
+/// StaleScheduleStep; the message is "<source>: node '<node>' step <n> <step> does not apply:
+/// <cause>".
+[[noreturn]] void throwScheduleStepError(const std::string &source, const KernelSchedule &trace,
+                                         size_t index, const Error &cause, bool refused = false);
 
 /// The JSON text of `schedule` (format in docs/schedules.md):
 /// {"nasc_schedule": 1, "kernels": {"<node>": [{"primitive": "group", "G": 4, "capacity":

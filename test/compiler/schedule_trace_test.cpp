@@ -120,6 +120,40 @@ TEST_CASE("applyTrace equals the primitives called one after another", "[schedul
         test::scheduleText(direct.schedule));
 }
 
+TEST_CASE("applyTrace keeps the cause of a refused step as its type: illegal or stale",
+          "[schedule-trace][error]") {
+  poly::IslContext ctx;
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
+  // S1[i, j, k] sums over k: a parallel k loop would race on C[i, j] (CarriedDependence).
+  compiler::KernelSchedule illegal{"matmul",
+                                   {step("parallelize", "S1", {{"member", {2}}, {"band", {0}}})}};
+  CHECK_THROWS_AS(compiler::applyTrace(scop, deps, illegal, "t.json"),
+                  compiler::IllegalScheduleStep);
+  CHECK_THROWS_AS(compiler::applyTrace(scop, deps, illegal, "t.json"), compiler::StaleScheduleStep);
+  // A member the band does not have: the model changed under the step, not illegal.
+  compiler::KernelSchedule stale{"matmul",
+                                 {step("parallelize", "S1", {{"member", {5}}, {"band", {0}}})}};
+  try {
+    compiler::applyTrace(scop, deps, stale, "t.json");
+    FAIL("no error");
+  } catch (const compiler::StaleScheduleStep &e) {
+    CHECK(dynamic_cast<const compiler::IllegalScheduleStep *>(&e) == nullptr);
+    CHECK(dynamic_cast<const compiler::RefusedScheduleStep *>(&e) == nullptr);
+  }
+}
+
+TEST_CASE("a neural step its transformation refuses is a RefusedScheduleStep",
+          "[schedule-trace][error]") {
+  // group(4) of a conv with 5 input and 6 output channels: 4 divides neither.
+  const std::string path = test::writeModel("refusednet", test::kSmallConvNet).string();
+  compiler::ModelSchedule schedule = compiler::scheduleFromJson(
+      R"({"nasc_schedule": 1, "kernels": {"conv": [{"primitive": "group", "G": 4}]}})", "r.json");
+  CHECK_THROWS_AS(compiler::lowerToPolyhedral(ir::loadModel(path), schedule),
+                  compiler::RefusedScheduleStep);
+  CHECK_THROWS_WITH(compiler::lowerToPolyhedral(ir::loadModel(path), schedule),
+                    Catch::StartsWith("r.json: node 'conv' step 1 group("));
+}
+
 TEST_CASE("a step that no longer applies is refused naming the file, node and step",
           "[schedule-trace][error]") {
   poly::IslContext ctx;
