@@ -353,16 +353,19 @@ public:
   /// iteration matches none of its bias loops: fused per channel plane, depth 2).
   void fuseRun(const std::vector<ir::Statement> &sts, size_t first, size_t last,
                size_t reduction) {
-    std::vector<std::string> names;
-    for (size_t j = first; j <= last; ++j)
-      names.push_back(sts[j].name);
     auto tiled = tiled_.find(sts[reduction].name);
     if (tiled == tiled_.end()) {
+      std::vector<std::string> names;
+      for (size_t j = first; j <= last; ++j)
+        names.push_back(sts[j].name);
       tryStep({"fuse", names, {{"depth", {kEpilogueFuseDepth}}}});
       return;
     }
     const int outer = std::min(kEpilogueFuseDepth, outerOutputLoops(sts[reduction], tiled->second));
-    for (size_t from : {producersBefore(sts, first, reduction), first})
+    std::vector<size_t> starts{producersBefore(sts, first, reduction)};
+    if (starts[0] != first)
+      starts.push_back(first);
+    for (size_t from : starts)
       for (int depth = outer; depth >= 2; --depth) {
         std::optional<std::vector<ScheduleStep>> steps =
             alignedFusion(sts, from, last, reduction, tiled->second, depth);
@@ -522,16 +525,28 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   return tile;
 }
 
-/// The tile of a statement whose innermost output dimension `width` is a multiple of two or
-/// more vectors, with rows of `jam` if any, as defaultRegisterTile describes.
+/// Whether the innermost output dimension `width` of `st` is a multiple of two or more vectors.
+bool rowOfVectors(const ir::Statement &st, size_t width, const codegen::VectorUnit &unit) {
+  return st.extents[width] % unit.lanes == 0 && st.extents[width] >= 2 * unit.lanes;
+}
+
+/// The vectors of `width` in the rows x vectors tile of a rowOfVectors statement: the largest
+/// divisor of the row's vectors up to kMaxRowVectors with rows of `jam`, without them up to
+/// the accumulators that fit beside a loaded vector and a broadcast.
+int64_t rowTileVectors(const ir::Statement &st, std::optional<size_t> jam, size_t width,
+                       const codegen::VectorUnit &unit) {
+  return largestDivisor(st.extents[width] / unit.lanes,
+                        jam ? kMaxRowVectors
+                            : std::min<int64_t>(kMaxTileAccumulators, unit.registers - 2));
+}
+
+/// The tile of a rowOfVectors statement, with rows of `jam` if any, as defaultRegisterTile
+/// describes.
 RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, size_t width,
                            const codegen::VectorUnit &unit) {
-  const int64_t rowVectors = st.extents[width] / unit.lanes;
+  const int64_t vectors = rowTileVectors(st, jam, width, unit);
   RegisterTile tile;
-  int64_t vectors = largestDivisor(
-      rowVectors, std::min<int64_t>(kMaxTileAccumulators, unit.registers - 2));
   if (jam) {
-    vectors = largestDivisor(rowVectors, kMaxRowVectors);
     const int64_t accumulators =
         std::min<int64_t>(kMaxTileAccumulators, unit.registers - vectors - 1);
     tile.loops.push_back({*jam, static_cast<int>(largestDivisor(st.extents[*jam],
@@ -569,7 +584,7 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
   std::optional<size_t> jam = defaultJamDimension(st);
   if (jam && *jam > width)
     return std::nullopt;
-  if (st.extents[width] % unit.lanes == 0 && st.extents[width] >= 2 * unit.lanes)
+  if (rowOfVectors(st, width, unit))
     return rowVectorTile(st, jam, width, unit);
   if (!jam)
     return std::nullopt;
@@ -611,18 +626,16 @@ bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit) {
   ConvStatement conv;
   if (!st.constraints.empty() || !matchConvStatement(st, conv).empty())
     return false;
-  const bool depthwise = conv.group && conv.inPerGroup == 1 && conv.outPerGroup == 1;
-  for (size_t d = 0; d < st.depth(); ++d)
-    if (isReductionDim(st, d) && d != conv.c && st.extents[d] != 1 && !depthwise)
-      return false;
   const size_t width = static_cast<size_t>(defaultLoopOrder(st).back());
-  if (!unitStride(st, width) || st.extents[width] % unit.lanes != 0 ||
-      st.extents[width] < 2 * unit.lanes)
+  if (!unitStride(st, width) || !rowOfVectors(st, width, unit))
     return false;
+  if (conv.group)
+    return conv.inPerGroup == 1 && conv.outPerGroup == 1; // depthwise
+  for (size_t d = 0; d < st.depth(); ++d)
+    if (isReductionDim(st, d) && d != conv.c && st.extents[d] != 1)
+      return false; // not 1x1
   std::optional<size_t> jam = defaultJamDimension(st);
-  const bool tileOfVectors =
-      jam && *jam < width && largestDivisor(st.extents[width] / unit.lanes, kMaxRowVectors) > 1;
-  return depthwise || (!conv.group && tileOfVectors);
+  return jam && *jam < width && rowTileVectors(st, jam, width, unit) > 1;
 }
 
 std::optional<size_t> defaultJamDimension(const ir::Statement &st) {

@@ -184,7 +184,7 @@ TEST_CASE("the default trace keeps a depthwise conv whose rows are whole vectors
   INFO(trace);
   CHECK(has(trace, "pad_input"));
   CHECK(!has(trace, "block_channels"));
-  CHECK(has(trace, R"("factor":8)"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":4,"factor":8,"band":0})"));
   CHECK(error <= 1e-5);
   // A row of one vector (8 columns), a strided conv and a 3x3 dense one are blocked.
   for (const auto &[name, json] :
