@@ -13,6 +13,7 @@ build_pkgs=(
   build-essential cmake ninja-build ccache pkg-config
   libisl-dev llvm-19-dev libeigen3-dev catch2 libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
+  libsqlite3-dev
 )
 bench_pkgs=(libdnnl-dev)
 test_pkgs=(
