@@ -24,5 +24,7 @@ void addMutateCommand(CLI::App &app, int &exitStatus);
 /// [--seeds 3] [--steps K] [--json]`; sets `exitStatus` to 0 when NEW keeps the capacity, 3 when
 /// not (errors are thrown as for every verb).
 void addCapacityCommand(CLI::App &app, int &exitStatus);
+/// `nasc db export DB --jsonl`: every record of a tuning database, one JSON line each.
+void addDbCommand(CLI::App &app);
 
 } // namespace nasc::cli

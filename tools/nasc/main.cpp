@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
   nasc::cli::addFisherCommand(app);
   nasc::cli::addCapacityCommand(app, status);
   nasc::cli::addMutateCommand(app, status);
+  nasc::cli::addDbCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
