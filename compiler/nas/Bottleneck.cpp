@@ -6,6 +6,7 @@
 #include "compiler/nas/NeuralStep.h"
 #include "ir/passes/GraphEdit.h"
 
+#include <algorithm>
 #include <set>
 
 namespace nasc::nas {
@@ -158,6 +159,14 @@ NeuralTransform bottleneckTransform() {
   t.refusedWhen = "K/(B·group) is not a positive integer; the value reaches a graph output, a "
                   "grouped Conv or another consumer (a residual Add, a Concat)";
   t.example = {2};
+  t.choices = [](const ir::Graph &, const ConvLayer &conv) {
+    // B in 2..8 leaving at least 2 output channels per group.
+    std::vector<std::vector<int64_t>> lists;
+    const int64_t perGroup = conv.K / conv.group;
+    for (int64_t B : divisorsBetween(perGroup, 2, std::min<int64_t>(8, perGroup / 2)))
+      lists.push_back({B});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
     bottleneck(graph, step.node, step.args.at(0));
   };

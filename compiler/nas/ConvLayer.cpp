@@ -49,6 +49,19 @@ ConvLayer convLayer(const ir::Graph &graph, const std::string &name, const std::
   return layer;
 }
 
+std::vector<int64_t> divisorsBetween(int64_t n, int64_t lo, int64_t hi) {
+  std::vector<int64_t> divisors;
+  for (int64_t d = std::max<int64_t>(lo, 1); d <= std::min(hi, n); ++d)
+    if (n % d == 0)
+      divisors.push_back(d);
+  return divisors;
+}
+
+std::vector<int64_t> outputExtents(const ir::Graph &graph, const ConvLayer &conv) {
+  const ir::Shape &y = graph.shapeOf(graph.nodes.at(conv.node).outputs.at(0));
+  return {y.begin() + 2, y.end()};
+}
+
 const std::set<std::string> &elementwiseOps() {
   static const std::set<std::string> ops{"Relu",     "Clip",     "LeakyRelu", "Sigmoid",
                                          "Tanh",     "Identity", "Dropout"};

@@ -48,6 +48,12 @@ ir::Node convPart(ir::Graph &graph, const ir::Node &conv, const std::string &suf
 void replaceByConcat(ir::Graph &graph, size_t index, std::vector<ir::Node> nodes,
                      const std::vector<std::string> &partOutputs, int64_t axis);
 
+/// The divisors d of `n` with lo <= d <= hi, ascending.
+std::vector<int64_t> divisorsBetween(int64_t n, int64_t lo, int64_t hi);
+
+/// The spatial extents of `conv`'s output (OH, OW for a 2-d Conv).
+std::vector<int64_t> outputExtents(const ir::Graph &graph, const ConvLayer &conv);
+
 /// Elements of one output channel's slice of a weight of `shape` (K, C', k...): C'·Π k.
 int64_t perOutputChannel(const ir::Shape &shape);
 

@@ -5,6 +5,8 @@
 #include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
 
+#include <numeric>
+
 namespace nasc::nas {
 
 namespace {
@@ -71,6 +73,14 @@ NeuralTransform groupTransform() {
   t.params = "W ÷ G";
   t.refusedWhen = "group·G does not divide C and K";
   t.example = {2};
+  t.choices = [](const ir::Graph &, const ConvLayer &conv) {
+    // group·G divides C and K, short of one input channel per group (depthwise's).
+    std::vector<std::vector<int64_t>> lists;
+    for (int64_t G :
+         divisorsBetween(std::gcd(conv.C, conv.K) / conv.group, 2, conv.C / conv.group - 1))
+      lists.push_back({G});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
     group(graph, step.node, step.args.at(0));
   };
@@ -87,6 +97,10 @@ NeuralTransform depthwiseTransform() {
   t.flops = "÷ (C / group)";
   t.params = "W ÷ (C / group)";
   t.refusedWhen = "C does not divide K";
+  t.choices = [](const ir::Graph &, const ConvLayer &conv) {
+    return conv.K % conv.C == 0 && conv.group < conv.C ? std::vector<std::vector<int64_t>>{{}}
+                                                       : std::vector<std::vector<int64_t>>{};
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) { depthwise(graph, step.node); };
   t.islForm = [](isl::ctx ctx, const ir::Graph &graph, const NeuralStep &step) {
     const int64_t C = convLayer(graph, step.node, step.toString()).C;

@@ -5,6 +5,7 @@
 // all derive from it.
 #pragma once
 
+#include "compiler/nas/ConvLayer.h"
 #include "compiler/nas/NeuralScop.h"
 #include "compiler/nas/NeuralStep.h"
 #include "compiler/transforms/Primitives.h"
@@ -34,6 +35,12 @@ struct NeuralTransform {
   /// Arguments of a step it accepts on the first Conv of x (1, 8, 8, 8) -> Conv 8 -> 8, 3x3,
   /// pad 1 -> Relu -> Conv 8 -> 8, 3x3, pad 1 (the registry's test applies it).
   std::vector<int64_t> example;
+  /// The argument lists a search draws from for the Conv `conv` of `graph` (static shapes): the
+  /// values its arithmetic conditions allow (divisors of the channels, factors that divide the
+  /// output extents), a few per parameter; empty when none applies. Structural refusals that
+  /// depend on the consumers (bottleneck's) are still `rewrite`'s to raise.
+  std::vector<std::vector<int64_t>> (*choices)(const ir::Graph &graph, const ConvLayer &conv) =
+      nullptr;
   /// Applies `step` (its argument count already checked) to `graph`; shapes are inferred again
   /// by applyNeuralStep. Throws RefusedTransformation for a structural refusal, before changing
   /// anything, and nasc::Error when the node is not a Conv with initializer weights.

@@ -38,6 +38,22 @@ compiler::ScheduleStep toScheduleStep(const NeuralStep &step) {
   return scheduleStep;
 }
 
+compiler::ModelSchedule neuralSchedule(const std::vector<NeuralStep> &steps,
+                                       const std::string &source, const std::string &capacity) {
+  compiler::ModelSchedule schedule{source, {}};
+  for (const NeuralStep &step : steps) {
+    auto entry = std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
+                              [&](const compiler::KernelSchedule &k) { return k.node == step.node; });
+    if (entry == schedule.kernels.end())
+      entry = schedule.kernels.insert(schedule.kernels.end(), {step.node, {}});
+    entry->steps.push_back(toScheduleStep(step));
+  }
+  for (compiler::KernelSchedule &entry : schedule.kernels)
+    if (!steps.empty() && entry.node == steps.back().node)
+      entry.steps.back().capacity = capacity; // the last step of its node is steps.back()
+  return schedule;
+}
+
 void applyNeuralSteps(ir::Graph &graph, const compiler::ModelSchedule &schedule) {
   for (const compiler::KernelSchedule &trace : schedule.kernels) {
     bool scheduled = false;

@@ -8,6 +8,7 @@
 #include "ir/Graph.h"
 
 #include <string>
+#include <vector>
 
 namespace nasc::nas {
 
@@ -25,6 +26,12 @@ NeuralStep toNeuralStep(const std::string &node, const compiler::ScheduleStep &s
 /// The schedule step of `step` (arguments named as the primitive names them; no capacity
 /// record). Throws nasc::Error for a transformation with no neural primitive.
 compiler::ScheduleStep toScheduleStep(const NeuralStep &step);
+
+/// `steps` as a schedule (docs/schedules.md) named `source`: one entry per node, in the order of
+/// its first step, the node's steps in order; `capacity` (a gate record, or "") on the last step.
+/// applyNeuralSteps of it applies `steps`.
+compiler::ModelSchedule neuralSchedule(const std::vector<NeuralStep> &steps,
+                                       const std::string &source, const std::string &capacity);
 
 /// Applies the neural steps of `schedule` to `graph` (static shapes, e.g. ir::loadModel's):
 /// entry by entry in file order, the steps of each entry that come before its first schedule

@@ -8,6 +8,7 @@
 #include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace nasc::nas {
 
@@ -108,6 +109,17 @@ NeuralTransform seq1Transform() {
   t.params = "W × (1/p)·Σ_i 1/G_i";
   t.refusedWhen = "the Conv is grouped; p does not divide K; a G_i does not divide C and K/p";
   t.example = {1, 2};
+  t.choices = [](const ir::Graph &, const ConvLayer &conv) {
+    // Two parts, G1 < G2 of 1, 2, 4, 8 dividing C and K/2.
+    std::vector<std::vector<int64_t>> lists;
+    if (conv.group != 1 || conv.K % 2 != 0)
+      return lists;
+    const std::vector<int64_t> groups = divisorsBetween(std::gcd(conv.C, conv.K / 2), 1, 8);
+    for (size_t i = 0; i < groups.size(); ++i)
+      for (size_t j = i + 1; j < groups.size(); ++j)
+        lists.push_back({groups[i], groups[j]});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) { seq1(graph, step.node, step.args); };
   t.islForm = seqRewrite;
   return t;
@@ -123,6 +135,16 @@ NeuralTransform seq2Transform() {
   t.params = "W × (u + (K − u)/G) / K";
   t.refusedWhen = "the Conv is grouped; u is not in [1, K); G does not divide C and K − u";
   t.example = {2, 2};
+  t.choices = [](const ir::Graph &, const ConvLayer &conv) {
+    // u = K/2 dense output channels, G in 2..8 dividing C and K − u.
+    std::vector<std::vector<int64_t>> lists;
+    if (conv.group != 1 || conv.K < 2)
+      return lists;
+    const int64_t u = conv.K / 2;
+    for (int64_t G : divisorsBetween(std::gcd(conv.C, conv.K - u), 2, 8))
+      lists.push_back({u, G});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
     seq2(graph, step.node, step.args.at(0), step.args.at(1));
   };

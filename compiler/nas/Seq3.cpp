@@ -109,6 +109,15 @@ NeuralTransform seq3Transform() {
   t.params = "W, B × P";
   t.refusedWhen = "P < 2; the Conv has no spatial dim; P does not divide OH";
   t.example = {2};
+  t.choices = [](const ir::Graph &graph, const ConvLayer &conv) {
+    // P in {2, 4} dividing OH, leaving at least 2 rows per strip.
+    const std::vector<int64_t> extents = outputExtents(graph, conv);
+    std::vector<std::vector<int64_t>> lists;
+    for (int64_t P : {2, 4})
+      if (!extents.empty() && extents[0] % P == 0 && extents[0] / P >= 2)
+        lists.push_back({P});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
     seq3(graph, step.node, step.args.at(0));
   };

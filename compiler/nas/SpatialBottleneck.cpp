@@ -7,6 +7,8 @@
 #include "ir/passes/GraphEdit.h"
 #include "ir/passes/WindowGeometry.h"
 
+#include <algorithm>
+
 namespace nasc::nas {
 
 namespace {
@@ -94,6 +96,17 @@ NeuralTransform spatialBottleneckTransform() {
   t.params = "unchanged";
   t.refusedWhen = "S < 2; S does not divide an output extent";
   t.example = {2};
+  t.choices = [](const ir::Graph &graph, const ConvLayer &conv) {
+    // S in {2, 4} dividing every output extent, leaving at least 2 points per dim.
+    const std::vector<int64_t> extents = outputExtents(graph, conv);
+    std::vector<std::vector<int64_t>> lists;
+    for (int64_t S : {2, 4})
+      if (!extents.empty() && std::all_of(extents.begin(), extents.end(), [&](int64_t e) {
+            return e % S == 0 && e / S >= 2;
+          }))
+        lists.push_back({S});
+    return lists;
+  };
   t.rewrite = [](ir::Graph &graph, const NeuralStep &step) {
     spatialBottleneck(graph, step.node, step.args.at(0));
   };

@@ -2,6 +2,7 @@
 // holding the values written; one error line and exit 1 for a file that is no tuning database.
 #include "compiler/search/TuningDb.h"
 #include "test/support/CliRun.h"
+#include "test/support/FreshPath.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -21,16 +22,6 @@ using nasc::test::runNasc;
 
 namespace {
 
-/// A path for file `name` under the build tree, with no file (nor -wal, -shm) left there.
-std::string freshPath(const std::string &name) {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "cli";
-  fs::create_directories(dir);
-  const std::string path = (dir / name).string();
-  for (const char *suffix : {"", "-wal", "-shm"})
-    fs::remove(path + suffix);
-  return path;
-}
-
 std::vector<std::string> lines(const std::string &text) {
   std::vector<std::string> result;
   std::istringstream in(text);
@@ -47,7 +38,7 @@ bool contains(const std::string &text, const std::string &part) {
 
 TEST_CASE("db export --jsonl prints every record as one JSON line holding its values",
           "[cli][db]") {
-  const std::string path = freshPath("export.db");
+  const std::string path = nasc::test::freshPath("cli", "export.db");
   TuningRecord measured{"r8 conv1 [\"conv1:group(2)\"]",
                         "x86_64-pc-linux-gnu znver3 +avx2,+fma",
                         "0.1.0",
@@ -91,7 +82,7 @@ TEST_CASE("db export --jsonl prints every record as one JSON line holding its va
 }
 
 TEST_CASE("db export of an empty tuning database prints nothing", "[cli][db]") {
-  const std::string path = freshPath("export_empty.db");
+  const std::string path = nasc::test::freshPath("cli", "export_empty.db");
   TuningDb{path};
   const nasc::test::CliResult r = runNasc("db export " + path + " --jsonl");
   CHECK(r.status == 0);
@@ -100,8 +91,8 @@ TEST_CASE("db export of an empty tuning database prints nothing", "[cli][db]") {
 
 TEST_CASE("db export of a missing or non-database file is one error line and exit 1",
           "[cli][db][error]") {
-  const std::string missing = freshPath("export_missing.db");
-  const std::string text = freshPath("export_notes.txt");
+  const std::string missing = nasc::test::freshPath("cli", "export_missing.db");
+  const std::string text = nasc::test::freshPath("cli", "export_notes.txt");
   std::ofstream(text) << "not a database\n";
   for (const std::string &path : {missing, text}) {
     INFO(path);

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -121,4 +122,38 @@ TEST_CASE("docs/transformations.md holds the registry's table", "[nas][neural][r
   std::ofstream(table) << nas::neuralTransformTable();
   INFO("the table to paste into docs/transformations.md is in " << table);
   CHECK(docs.find(nas::neuralTransformTable()) != std::string::npos);
+}
+
+TEST_CASE("each neural transformation lists the arguments a search draws from",
+          "[nas][neural][registry][search]") {
+  const ir::Graph graph = twoConvs();
+  const nas::ConvLayer conv = nas::convLayer(graph, "conv", "choices");
+  // Conv 8 -> 8, 3x3, output 8x8, group 1: the lists the rules of NeuralRegistry.h give, by hand.
+  const std::map<std::string, std::vector<std::vector<int64_t>>> expected{
+      {"group", {{2}, {4}}},
+      {"depthwise", {{}}},
+      {"bottleneck", {{2}, {4}}},
+      {"spatial_bottleneck", {{2}, {4}}},
+      {"seq1", {{1, 2}, {1, 4}, {2, 4}}},
+      {"seq2", {{4, 2}, {4, 4}}},
+      {"seq3", {{2}, {4}}}};
+  for (const nas::NeuralTransform &t : nas::neuralTransforms()) {
+    INFO(t.name);
+    REQUIRE(t.choices != nullptr);
+    const std::vector<std::vector<int64_t>> lists = t.choices(graph, conv);
+    CHECK(lists == expected.at(t.name));
+    for (const std::vector<int64_t> &args : lists)
+      CHECK_NOTHROW(nas::applyNeuralStep(graph, {"conv", t.name, args}));
+  }
+}
+
+TEST_CASE("a stem Conv of 3 input channels offers no grouping", "[nas][neural][registry][search]") {
+  const ir::Graph graph = test::prepared(test::convGraph("stem.json", {{1, 3, 8, 8}, 16}, "y"));
+  const nas::ConvLayer conv = nas::convLayer(graph, "conv", "choices");
+  for (const char *name : {"group", "depthwise", "seq1", "seq2"}) {
+    INFO(name);
+    CHECK(nas::findNeuralTransform(name, "test").choices(graph, conv).empty());
+  }
+  CHECK(nas::findNeuralTransform("bottleneck", "test").choices(graph, conv) ==
+        std::vector<std::vector<int64_t>>{{2}, {4}, {8}});
 }

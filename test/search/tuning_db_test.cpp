@@ -3,6 +3,7 @@
 // keys on workload, target and version, and bad files or records are refused naming the file.
 #include "compiler/search/TuningDb.h"
 #include "ir/Error.h"
+#include "test/support/FreshPath.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -23,16 +24,6 @@ using nasc::search::TuningDb;
 using nasc::search::TuningRecord;
 
 namespace {
-
-/// A path for database `name` under the build tree, with no file (nor -wal, -shm) left there.
-std::string freshPath(const std::string &name) {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "search";
-  fs::create_directories(dir);
-  const std::string path = (dir / name).string();
-  for (const char *suffix : {"", "-wal", "-shm"})
-    fs::remove(path + suffix);
-  return path;
-}
 
 TuningRecord record(const std::string &search, int64_t index, const std::string &status,
                     double seconds) {
@@ -81,7 +72,7 @@ std::string fileText(const std::string &path) {
 } // namespace
 
 TEST_CASE("a record comes back with every field as written", "[search][db]") {
-  const std::string path = freshPath("round_trip.db");
+  const std::string path = nasc::test::freshPath("search", "round_trip.db");
   TuningRecord written;
   written.workload = "model \"r8\"\n\tconv1 → group(4), ünïcode";
   written.target = "aarch64-unknown-linux-gnu neoverse-n1 +neon";
@@ -118,7 +109,7 @@ TEST_CASE("a record comes back with every field as written", "[search][db]") {
 }
 
 TEST_CASE("the file is in WAL mode, as SQLite reports it to another connection", "[search][db]") {
-  const std::string path = freshPath("wal.db");
+  const std::string path = nasc::test::freshPath("search", "wal.db");
   TuningDb db(path);
   db.add(record("s", 0, "measured", 0.5));
   CHECK(rawQuery(path, "PRAGMA journal_mode") == "wal");
@@ -126,7 +117,7 @@ TEST_CASE("the file is in WAL mode, as SQLite reports it to another connection",
 }
 
 TEST_CASE("records added before the process is killed are all there on reopening", "[search][db]") {
-  const std::string path = freshPath("killed.db");
+  const std::string path = nasc::test::freshPath("search", "killed.db");
   const pid_t child = fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -156,7 +147,7 @@ TEST_CASE("records added before the process is killed are all there on reopening
 
 TEST_CASE("best is the fastest measured record of exactly that workload, target and version",
           "[search][db]") {
-  const std::string path = freshPath("best.db");
+  const std::string path = nasc::test::freshPath("search", "best.db");
   TuningDb db(path);
   const std::string workload = "r8 conv1", target = "x86_64-pc-linux-gnu znver3 +avx2,+fma";
   const std::string version = "0.1.0";
@@ -193,7 +184,7 @@ TEST_CASE("best is the fastest measured record of exactly that workload, target 
 }
 
 TEST_CASE("a candidate recorded twice in one search is refused", "[search][db]") {
-  const std::string path = freshPath("duplicate.db");
+  const std::string path = nasc::test::freshPath("search", "duplicate.db");
   TuningDb db(path);
   db.add(record("first", 3, "measured", 0.25));
   CHECK_THROWS_AS(db.add(record("first", 3, "refused", 0)), nasc::Error);
@@ -210,7 +201,7 @@ TEST_CASE("a candidate recorded twice in one search is refused", "[search][db]")
 
 TEST_CASE("records are in insertion order in all() and by index in searchRecords()",
           "[search][db]") {
-  const std::string path = freshPath("order.db");
+  const std::string path = nasc::test::freshPath("search", "order.db");
   TuningDb db(path);
   for (int64_t index : {2, 0, 1})
     db.add(record("order", index, "refused", 0));
@@ -225,7 +216,7 @@ TEST_CASE("records are in insertion order in all() and by index in searchRecords
 }
 
 TEST_CASE("a record that breaks its contract is refused and not added", "[search][db][error]") {
-  const std::string path = freshPath("contract.db");
+  const std::string path = nasc::test::freshPath("search", "contract.db");
   TuningDb db(path);
   CHECK_THROWS_WITH(db.add(record("s", 0, "timed out", 0)),
                     Contains(path) && Contains("status 'timed out' is not one of"));
@@ -245,7 +236,7 @@ TEST_CASE("a record that breaks its contract is refused and not added", "[search
 
 TEST_CASE("a text file given as the database is an error naming it, and is left as it was",
           "[search][db][error]") {
-  const std::string path = freshPath("notes.txt");
+  const std::string path = nasc::test::freshPath("search", "notes.txt");
   const std::string text = "these are notes, not a database\n";
   std::ofstream(path) << text;
   CHECK_THROWS_WITH(TuningDb(path), Contains(path) && Contains("file is not a database"));
@@ -255,7 +246,7 @@ TEST_CASE("a text file given as the database is an error naming it, and is left 
 }
 
 TEST_CASE("a database of another schema version is refused", "[search][db][error]") {
-  const std::string path = freshPath("schema.db");
+  const std::string path = nasc::test::freshPath("search", "schema.db");
   {
     TuningDb db(path);
     db.add(record("s", 0, "measured", 0.5));
@@ -267,7 +258,7 @@ TEST_CASE("a database of another schema version is refused", "[search][db][error
 }
 
 TEST_CASE("another SQLite database is refused, not given a tuning table", "[search][db][error]") {
-  const std::string path = freshPath("foreign.db");
+  const std::string path = nasc::test::freshPath("search", "foreign.db");
   sqlite3 *raw = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
   REQUIRE(sqlite3_exec(raw, "CREATE TABLE notes (text TEXT)", nullptr, nullptr, nullptr) ==
@@ -279,15 +270,15 @@ TEST_CASE("another SQLite database is refused, not given a tuning table", "[sear
 
 TEST_CASE("a read-only open needs an existing tuning database and creates nothing",
           "[search][db][error]") {
-  const std::string missing = freshPath("missing.db");
+  const std::string missing = nasc::test::freshPath("search", "missing.db");
   CHECK_THROWS_WITH(TuningDb(missing, TuningDb::Access::ReadOnly),
                     Contains(missing) && Contains("no such tuning database"));
   CHECK_FALSE(fs::exists(missing));
-  const std::string empty = freshPath("empty.db");
+  const std::string empty = nasc::test::freshPath("search", "empty.db");
   std::ofstream{empty};
   CHECK_THROWS_WITH(TuningDb(empty, TuningDb::Access::ReadOnly),
                     Contains(empty) && Contains("not a tuning database"));
-  const std::string path = freshPath("read_only.db");
+  const std::string path = nasc::test::freshPath("search", "read_only.db");
   TuningDb(path).add(record("s", 0, "measured", 0.5));
   TuningDb readOnly(path, TuningDb::Access::ReadOnly);
   REQUIRE(readOnly.all().size() == 1);
@@ -296,12 +287,12 @@ TEST_CASE("a read-only open needs an existing tuning database and creates nothin
 }
 
 TEST_CASE("a moved database keeps its file and records", "[search][db]") {
-  const std::string path = freshPath("moved.db");
+  const std::string path = nasc::test::freshPath("search", "moved.db");
   TuningDb first(path);
   first.add(record("s", 0, "measured", 0.5));
   TuningDb second = std::move(first);
   second.add(record("s", 1, "measured", 0.25));
-  TuningDb third(freshPath("moved_other.db"));
+  TuningDb third(nasc::test::freshPath("search", "moved_other.db"));
   third = std::move(second);
   CHECK(third.path() == path);
   CHECK(third.all().size() == 2);

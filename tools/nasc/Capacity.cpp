@@ -63,7 +63,7 @@ void addCapacityCommand(CLI::App &app, int &exitStatus) {
   cmd->add_option("NEW", args->transformed, "The transformed model (.onnx or .json)")
       ->required()
       ->check(CLI::ExistingFile);
-  addGateOptions(*cmd, *args, true);
+  addGateOptions(*cmd, *args, {.seed = true});
   cmd->add_flag("--json", args->json,
                 "Print {\"legal\": b, \"policy\": P, \"reason\": R, \"proxies\": {NAME: "
                 "{\"original\": x, \"new\": y}}, \"decisions\": {POLICY: b}}");

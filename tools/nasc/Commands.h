@@ -27,4 +27,8 @@ void addCapacityCommand(CLI::App &app, int &exitStatus);
 /// `nasc db export DB --jsonl`: every record of a tuning database, one JSON line each.
 void addDbCommand(CLI::App &app);
 
+/// `nasc search MODEL --budget B --out DIR`: the joint search of neural transformations
+/// (docs/search.md).
+void addSearchCommand(CLI::App &app);
+
 } // namespace nasc::cli

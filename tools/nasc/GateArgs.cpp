@@ -8,8 +8,8 @@ namespace nasc::cli {
 
 namespace {
 
-/// θ and the tolerances, --tolerance replacing the selected policy's; an error for a policy
-/// without a tolerance.
+} // namespace
+
 nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   nas::GateParams params;
   params.theta = args.theta;
@@ -25,6 +25,20 @@ nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   params.tolerances[policy] = *args.tolerance;
   return params;
 }
+
+nas::CapacityOptions capacityOptions(const GateArgs &args) {
+  nas::CapacityOptions options;
+  options.fisher.batch = args.batch;
+  options.fisher.seed = args.seed;
+  options.fisher.seeds = args.seeds;
+  options.fisher.threads = args.threads;
+  options.training.seed = args.seed;
+  options.training.seeds = args.seeds;
+  options.training.steps = args.steps;
+  return options;
+}
+
+namespace {
 
 /// --policy help: one line per policy.
 const char *kPolicyHelp =
@@ -61,7 +75,7 @@ std::string stepsHelp() {
 
 } // namespace
 
-void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed) {
+void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set) {
   cmd.add_option("--policy", args.policy, kPolicyHelp)
       ->check(CLI::IsMember(nas::policyNames()))
       ->capture_default_str();
@@ -72,7 +86,7 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed) {
   cmd.add_option("--batch", args.batch, "Images in the zero-cost proxies' batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  if (withSeed)
+  if (set.seed)
     cmd.add_option("--seed", args.seed, "Seed of the first He initialisation")
         ->capture_default_str();
   cmd.add_option("--seeds", args.seeds,
@@ -82,28 +96,22 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed) {
   cmd.add_option("--steps", args.steps, stepsHelp())
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd.add_option("--threads", args.threads,
+  cmd.add_option(set.threads, args.threads,
                  "Seeds of a zero-cost proxy measured at the same time (the values do not depend "
                  "on it; memory grows with it)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd.add_flag("--policy-only", args.policyOnly,
-               "Measure only the proxies --policy reads (the report then lists only those and "
-               "the decisions of the policies they decide)");
+  if (set.policyOnly)
+    cmd.add_flag("--policy-only", args.policyOnly,
+                 "Measure only the proxies --policy reads (the report then lists only those and "
+                 "the decisions of the policies they decide)");
 }
 
 nas::CapacityReport runGate(const GateArgs &args, const ir::Graph &original,
                             const ir::Graph &transformed) {
   const nas::Policy policy = nas::parsePolicy(args.policy);
-  nas::CapacityOptions options;
-  options.fisher.batch = args.batch;
-  options.fisher.seed = args.seed;
-  options.fisher.seeds = args.seeds;
-  options.fisher.threads = args.threads;
-  options.training.seed = args.seed;
-  options.training.seeds = args.seeds;
-  options.training.steps = args.steps;
-  return nas::runCapacityGate(original, transformed, policy, options, gateParams(args, policy),
+  return nas::runCapacityGate(original, transformed, policy, capacityOptions(args),
+                              gateParams(args, policy),
                               args.policyOnly ? nas::proxiesOf(policy) : nas::capacityProxyNames());
 }
 

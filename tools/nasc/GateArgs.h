@@ -28,9 +28,23 @@ struct GateArgs {
   bool policyOnly = false; ///< Measure only nas::proxiesOf(policy), not every proxy.
 };
 
-/// Adds --policy, --theta, --tolerance, --batch, --seeds, --steps, --threads, --policy-only and, with
-/// `withSeed`, --seed (a command with its own --seed sets GateArgs::seed itself).
-void addGateOptions(CLI::App &cmd, GateArgs &args, bool withSeed);
+/// Which gate options a command takes besides --policy, --theta, --tolerance, --batch, --seeds
+/// and --steps.
+struct GateOptionSet {
+  bool seed = false;                ///< --seed (a command with its own sets GateArgs::seed).
+  std::string threads = "--threads"; ///< The name of GateArgs::threads' option.
+  bool policyOnly = true;           ///< --policy-only.
+};
+
+/// Adds the gate's options (`set`) to `cmd`.
+void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set);
+
+/// The policy's thresholds: nas::GateParams with --theta, and --tolerance replacing the selected
+/// policy's. Throws nasc::Error for --tolerance with a policy that has none.
+nas::GateParams gateParams(const GateArgs &args, nas::Policy policy);
+
+/// The measurement options of the gate's proxies (--batch, --seed, --seeds, --steps, --threads).
+nas::CapacityOptions capacityOptions(const GateArgs &args);
 
 /// nas::runCapacityGate on the two models (prepared for training, nas::loadForTraining) with
 /// `args`: every proxy, or only the policy's with --policy-only. Throws nasc::Error for

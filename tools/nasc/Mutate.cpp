@@ -10,7 +10,6 @@
 #include "tools/nasc/Commands.h"
 #include "tools/nasc/GateArgs.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -96,18 +95,8 @@ std::vector<nas::NeuralStep> neuralSteps(const MutateArgs &args) {
 /// its first step, with `capacity` (the gate's JSON record, or "") on the last step.
 void writeSchedule(const std::string &path, const std::vector<nas::NeuralStep> &steps,
                    const std::string &capacity) {
-  compiler::ModelSchedule schedule{path, {}};
-  for (const nas::NeuralStep &step : steps) {
-    auto entry = std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
-                              [&](const compiler::KernelSchedule &k) { return k.node == step.node; });
-    if (entry == schedule.kernels.end())
-      entry = schedule.kernels.insert(schedule.kernels.end(), {step.node, {}});
-    entry->steps.push_back(nas::toScheduleStep(step));
-    if (&step == &steps.back())
-      entry->steps.back().capacity = capacity;
-  }
   std::ofstream out(path);
-  out << compiler::scheduleToJson(schedule);
+  out << compiler::scheduleToJson(nas::neuralSchedule(steps, path, capacity));
   if (!out)
     throw Error(path + ": cannot write the schedule file");
   std::printf("wrote %s\n", path.c_str());
@@ -192,7 +181,7 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
                 "Run the capacity gate (nasc capacity MODEL NEW, with --policy, --theta, "
                 "--tolerance, --batch, --seeds, --steps) and record its decision in the model's metadata (nasc.capacity); exit 3 when "
                 "refused (the model is still written)");
-  addGateOptions(*cmd, *args, false);
+  addGateOptions(*cmd, *args, {});
   cmd->callback([args, &exitStatus] { exitStatus = mutate(*args); });
 }
 

@@ -17,6 +17,7 @@ int main(int argc, char **argv) {
   nasc::cli::addCapacityCommand(app, status);
   nasc::cli::addMutateCommand(app, status);
   nasc::cli::addDbCommand(app);
+  nasc::cli::addSearchCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

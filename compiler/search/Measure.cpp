@@ -1,0 +1,101 @@
+#include "compiler/search/Measure.h"
+
+#include "compiler/CompiledModel.h"
+#include "compiler/Pipeline.h"
+#include "runtime/reference/Reference.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+
+namespace nasc::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// One seeded uniform(−1, 1) tensor per graph input, by name.
+std::map<std::string, ir::Tensor> randomInputs(const ir::Graph &graph) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
+  std::map<std::string, ir::Tensor> inputs;
+  for (const std::string &name : graph.inputs) {
+    ir::Tensor tensor = ir::Tensor::zeros(graph.shapeOf(name));
+    for (float &v : tensor.f)
+      v = values(rng);
+    inputs.emplace(name, std::move(tensor));
+  }
+  return inputs;
+}
+
+/// max |a − b| / max |b| over `outputs` (reference `expected`, nasc's `actual` in graph order).
+double relativeError(const ir::Graph &graph, const std::map<std::string, ir::Tensor> &expected,
+                     const std::vector<ir::Tensor> &actual) {
+  double difference = 0, scale = 1e-30;
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    const std::vector<float> &want = expected.at(graph.outputs[o]).f, &got = actual.at(o).f;
+    for (size_t i = 0; i < want.size(); ++i) {
+      difference = std::max(difference, std::fabs(double(got[i]) - double(want[i])));
+      scale = std::max(scale, std::fabs(double(want[i])));
+    }
+  }
+  return difference / scale;
+}
+
+/// Median seconds of one run of `model` on `inputs`, after a warm-up run.
+double timeRuns(compiler::CompiledModel &model, const std::vector<ir::Tensor> &inputs,
+                const MeasureOptions &options) {
+  const ir::Program &program = model.program();
+  std::vector<ir::Tensor> outputs;
+  for (int id : program.outputs)
+    outputs.push_back(ir::Tensor::zeros(program.buffers[static_cast<size_t>(id)].shape));
+  std::vector<const float *> in;
+  std::vector<float *> out;
+  for (const ir::Tensor &t : inputs)
+    in.push_back(t.f.data());
+  for (ir::Tensor &t : outputs)
+    out.push_back(t.f.data());
+  model.runRaw(in.data(), out.data());
+  std::vector<double> runs;
+  const Clock::time_point start = Clock::now();
+  while (static_cast<int>(runs.size()) < options.repeat || since(start) < options.minSeconds) {
+    const Clock::time_point run = Clock::now();
+    model.runRaw(in.data(), out.data());
+    runs.push_back(since(run));
+  }
+  std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
+  return runs[runs.size() / 2];
+}
+
+} // namespace
+
+Measurement measure(const ir::Graph &graph, const compiler::ModelSchedule &schedule,
+                    const MeasureOptions &options) {
+  const Clock::time_point start = Clock::now();
+  compiler::CompileOptions compile;
+  compile.target = options.target;
+  compile.threads = options.threads;
+  std::unique_ptr<compiler::CompiledModel> model = compiler::CompiledModel::compile(
+      compiler::lowerToPolyhedral(graph, schedule, options.target.vector), compile);
+  Measurement measurement;
+  measurement.compileSeconds = since(start);
+  const ir::Graph &transformed = model->graph();
+  const std::map<std::string, ir::Tensor> inputs = randomInputs(transformed);
+  std::vector<ir::Tensor> ordered;
+  for (const std::string &name : transformed.inputs)
+    ordered.push_back(inputs.at(name));
+  measurement.relativeError =
+      relativeError(transformed, runtime::runReference(transformed, inputs), model->run(ordered));
+  if (!(measurement.relativeError <= 1e-4))
+    throw WrongOutput(graph.source + ": the compiled output differs from the reference executor's "
+                      "by " + std::to_string(measurement.relativeError) + " (relative)");
+  measurement.seconds = timeRuns(*model, ordered, options);
+  return measurement;
+}
+
+} // namespace nasc::search

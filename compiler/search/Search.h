@@ -1,0 +1,96 @@
+// nasc search (docs/search.md): random exploration of neural steps per Conv layer, each
+// candidate judged by the capacity gate in memory, its layers compiled, checked against the
+// reference executor and timed for real (each layer shape once, records in a tuning database),
+// the best candidates then compiled and timed whole.
+#pragma once
+
+#include "compiler/nas/CapacityGate.h"
+#include "compiler/nas/NeuralStep.h"
+#include "compiler/search/Measure.h"
+#include "compiler/search/TuningDb.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nasc::search {
+
+/// What a search explores and how long.
+struct SearchOptions {
+  int64_t candidates = 0; ///< Budget in candidates (deterministic for a seed); 0: `seconds` rules.
+  double seconds = 0;     ///< Budget in wall seconds when `candidates` is 0.
+  uint64_t seed = 0;      ///< Of the candidates' draws (candidateRng) and of the gate.
+  nas::Policy policy = nas::kDefaultPolicy;
+  nas::GateParams gate;
+  nas::CapacityOptions capacity;
+  MeasureOptions measure;
+  int finalists = 3; ///< Best candidates by estimate that are compiled and timed whole.
+  bool resume = false; ///< Continue the search of the same identity (searchIdentity) in the db.
+};
+
+/// One candidate and what became of it: status "measured" (legal, every layer measured),
+/// "refused" (no step applied, or the gate refused), "wrong" (a layer computed a wrong output) or
+/// "failed" (compiling or running a layer failed).
+struct CandidateResult {
+  int64_t index = 0;
+  std::vector<nas::NeuralStep> steps;
+  std::string status;
+  std::string reason; ///< Why refused, wrong or failed; "" when measured.
+  double estimate = 0; ///< Seconds: the original's non-Conv time plus its layers' (measured).
+  double flops = 0;
+  int64_t params = 0;
+  std::map<std::string, double> proxies; ///< The gate's measured proxies of the candidate.
+  std::string capacity;                  ///< The gate's record (nas::capacityJson), or "".
+};
+
+/// A candidate compiled and timed whole.
+struct Timed {
+  int64_t index = 0; ///< Its CandidateResult::index.
+  std::vector<nas::NeuralStep> steps;
+  double seconds = 0;  ///< Median of one run; 0 when it failed.
+  double estimate = 0; ///< Its estimate from the layers.
+  std::string reason;  ///< Why compiling, checking or running it failed; "" otherwise.
+};
+
+/// What a search found. `best` is the fastest finalist timed whole, or none when no candidate
+/// was legal or none ran faster than the original.
+struct SearchResult {
+  std::string identity;
+  double originalSeconds = 0; ///< The original, default schedule, timed whole.
+  double originalFlops = 0;
+  int64_t originalParams = 0;
+  std::map<std::string, double> originalProxies;
+  std::vector<CandidateResult> candidates;
+  std::vector<Timed> finalists;
+  std::optional<size_t> best; ///< Index in `finalists`.
+  int64_t layersMeasured = 0; ///< Layer shapes measured by this run (not found in the db).
+  double wallSeconds = 0;
+};
+
+/// Progress after each candidate, for a progress line.
+struct Progress {
+  int64_t done = 0, budget = 0; ///< budget 0: a time budget.
+  double elapsed = 0, budgetSeconds = 0;
+  double bestSpeedup = 0; ///< original / best estimate so far (0: none legal yet).
+  int64_t refused = 0;
+};
+
+/// The identity of a search: the model file's CRC-32, its seed, policy and target, so that
+/// --resume finds its records and no other's.
+std::string searchIdentity(const std::string &modelPath, const SearchOptions &options);
+
+/// Runs the search on the model file `modelPath` (ONNX or JSON spec) with records in `db`:
+/// candidate i (0, 1, ...) is drawn by sampleCandidate with candidateRng(seed, i), judged by the
+/// gate (nas::CapacityGate, the original measured once), and estimated from its Conv workloads
+/// (convWorkloads; each key measured once per target and version, found in `db` otherwise);
+/// every candidate is recorded in `db` before the next starts. `stop` is polled between
+/// candidates (a signal handler's flag): the search then ends with the candidates so far. The
+/// `finalists` best estimates are then compiled with their steps and timed whole. Throws
+/// nasc::Error for an unreadable model and every error of the gate or of measuring the original.
+SearchResult runSearch(const std::string &modelPath, const SearchOptions &options, TuningDb &db,
+                       const std::function<void(const Progress &)> &progress,
+                       const std::function<bool()> &stop);
+
+} // namespace nasc::search

@@ -1,0 +1,280 @@
+#include "compiler/search/SearchOutputs.h"
+
+#include "compiler/Pipeline.h"
+#include "compiler/SharedLibrary.h"
+#include "compiler/nas/FisherMeasurement.h"
+#include "compiler/nas/InitWeights.h"
+#include "compiler/nas/ModelCost.h"
+#include "compiler/nas/NeuralTrace.h"
+#include "compiler/search/ConvWorkload.h"
+#include "ir/export/OnnxExporter.h"
+#include "ir/import/ModelLoader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace nasc::search {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+/// Writes `path` through `write(temporary path)`, then renames it into place.
+template <typename Write> void writeAtomically(const fs::path &path, Write write) {
+  const fs::path temporary = path.string() + ".partial";
+  write(temporary.string());
+  std::error_code error;
+  fs::rename(temporary, path, error);
+  if (error)
+    throw Error(path.string() + ": cannot write (" + error.message() + ")");
+}
+
+void writeText(const fs::path &path, const std::string &text) {
+  writeAtomically(path, [&](const std::string &temporary) {
+    std::ofstream out(temporary);
+    out << text;
+    if (!out)
+      throw Error(path.string() + ": cannot write");
+  });
+}
+
+/// Whether Conv `name` of a candidate is the original Conv `node` or one of its parts (seq1,
+/// seq2, seq3 name them `<node>_<suffix>`).
+bool partOf(const std::string &name, const std::string &node) {
+  return name == node || name.rfind(node + "_", 0) == 0;
+}
+
+/// FLOP, parameters and measured seconds (its workloads' records; 0 when none) of the Convs of
+/// `graph` that are `node` or its parts.
+Json layerCost(const ir::Graph &graph, const std::string &node, const TuningDb &db,
+               const std::string &target) {
+  double flops = 0;
+  int64_t params = 0;
+  for (const nas::NodeCost &cost : nas::modelCost(graph).nodes)
+    if (cost.op == "Conv" && partOf(cost.node, node)) {
+      flops += cost.flops;
+      params += cost.params;
+    }
+  double seconds = 0;
+  for (const ConvWorkload &workload : convWorkloads(graph))
+    if (partOf(workload.node, node))
+      if (std::optional<TuningRecord> record = db.best(workload.key, target, nascVersion()))
+        seconds += record->seconds;
+  return {{"flops", flops}, {"params", params}, {"seconds", seconds}};
+}
+
+Json stepsJson(const std::vector<nas::NeuralStep> &steps) {
+  Json list = Json::array();
+  for (const nas::NeuralStep &step : steps)
+    list.push_back(step.toString());
+  return list;
+}
+
+/// The candidate graph: `original` (prepared for training) with `steps` applied.
+ir::Graph applySteps(ir::Graph graph, const std::vector<nas::NeuralStep> &steps) {
+  for (const nas::NeuralStep &step : steps)
+    graph = nas::applyNeuralStep(graph, step);
+  return graph;
+}
+
+/// The per-layer rows: each Conv of the original that a step of `best` transforms.
+Json layerRows(const ir::Graph &original, const ir::Graph &transformed,
+               const std::vector<nas::NeuralStep> &steps, const TuningDb &db,
+               const std::string &target) {
+  Json rows = Json::array();
+  std::vector<std::string> nodes;
+  for (const nas::NeuralStep &step : steps)
+    if (std::find(nodes.begin(), nodes.end(), step.node) == nodes.end())
+      nodes.push_back(step.node);
+  for (const std::string &node : nodes) {
+    std::vector<nas::NeuralStep> own;
+    for (const nas::NeuralStep &step : steps)
+      if (step.node == node)
+        own.push_back(step);
+    rows.push_back({{"node", node},
+                    {"steps", stepsJson(own)},
+                    {"before", layerCost(original, node, db, target)},
+                    {"after", layerCost(transformed, node, db, target)}});
+  }
+  return rows;
+}
+
+Json candidateCounts(const SearchResult &result) {
+  Json counts{{"total", result.candidates.size()}};
+  for (const char *status : {"measured", "refused", "wrong", "failed"}) {
+    int64_t n = 0;
+    for (const CandidateResult &c : result.candidates)
+      n += c.status == status ? 1 : 0;
+    counts[status] = n;
+  }
+  return counts;
+}
+
+Json reportJson(const std::string &modelPath, const SearchResult &result,
+                const SearchOptions &options, const ir::Graph &original, const TuningDb &db) {
+  const std::string target = targetKey(options.measure.target);
+  Json report{{"model", modelPath},
+              {"search", result.identity},
+              {"target", target},
+              {"cpu", options.measure.target.cpu},
+              {"nasc", nascVersion()},
+              {"policy", nas::policyName(options.policy)},
+              {"seed", options.seed},
+              {"threads", options.measure.threads},
+              {"budget", options.candidates > 0 ? Json{{"candidates", options.candidates}}
+                                                : Json{{"seconds", options.seconds}}},
+              {"wall_seconds", result.wallSeconds},
+              {"candidates_per_second",
+               result.candidates.size() / std::max(result.wallSeconds, 1e-9)},
+              {"candidates", candidateCounts(result)},
+              {"layers_measured", result.layersMeasured},
+              {"original",
+               {{"seconds", result.originalSeconds},
+                {"flops", result.originalFlops},
+                {"params", result.originalParams},
+                {"proxies", result.originalProxies}}}};
+  Json finalists = Json::array();
+  for (const Timed &f : result.finalists)
+    finalists.push_back({{"index", f.index},
+                         {"steps", stepsJson(f.steps)},
+                         {"estimate_seconds", f.estimate},
+                         {"seconds", f.seconds},
+                         {"reason", f.reason}});
+  report["finalists"] = finalists;
+  report["best"] = nullptr;
+  report["layers"] = Json::array();
+  if (!result.best)
+    return report;
+  const Timed &best = result.finalists[*result.best];
+  const CandidateResult &candidate = *std::find_if(
+      result.candidates.begin(), result.candidates.end(),
+      [&](const CandidateResult &c) { return c.index == best.index; });
+  const ir::Graph transformed = applySteps(original, best.steps);
+  report["best"] = {{"index", best.index},
+                    {"steps", stepsJson(best.steps)},
+                    {"seconds", best.seconds},
+                    {"estimate_seconds", best.estimate},
+                    {"speedup", result.originalSeconds / best.seconds},
+                    {"flops", candidate.flops},
+                    {"params", candidate.params},
+                    {"proxies", candidate.proxies},
+                    {"capacity", Json::parse(candidate.capacity)}};
+  report["layers"] = layerRows(original, transformed, best.steps, db, target);
+  return report;
+}
+
+/// model.onnx, schedule.json, libmodel.so and model.h of the best candidate.
+void writeBest(const fs::path &dir, const std::string &modelPath, const SearchResult &result,
+               const SearchOptions &options, const ir::Graph &original,
+               const std::string &capacity) {
+  const Timed &best = result.finalists[*result.best];
+  ir::Graph architecture = applySteps(original, best.steps);
+  nas::initWeights(architecture, options.seed);
+  std::string transformations;
+  for (const nas::NeuralStep &step : best.steps)
+    transformations += (transformations.empty() ? "" : "; ") + step.toString();
+  writeAtomically(dir / "model.onnx", [&](const std::string &path) {
+    ir::exportOnnx(architecture, path,
+                   {{"nasc.source", modelPath},
+                    {"nasc.transformations", transformations},
+                    {"nasc.capacity", capacity}});
+  });
+  const compiler::ModelSchedule schedule =
+      nas::neuralSchedule(best.steps, (dir / "schedule.json").string(), capacity);
+  writeText(dir / "schedule.json", compiler::scheduleToJson(schedule));
+  compiler::CompileOptions compile;
+  compile.target = options.measure.target;
+  compile.threads = options.measure.threads;
+  const compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(modelPath), schedule, compile.target.vector);
+  writeAtomically(dir / "libmodel.so", [&](const std::string &so) {
+    writeAtomically(dir / "model.h", [&](const std::string &header) {
+      compiler::emitSharedLibrary(model, compile, so, header);
+    });
+  });
+}
+
+/// "12.3 ms".
+std::string ms(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
+  return text;
+}
+
+std::string number(double value, const char *format) {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+} // namespace
+
+std::string reportMarkdown(const std::string &reportJson) {
+  const Json report = Json::parse(reportJson);
+  const Json &original = report["original"], &counts = report["candidates"];
+  std::string md = "# nasc search: " + report["model"].get<std::string>() + "\n\n" +
+                   "CPU " + report["cpu"].get<std::string>() + ", " +
+                   std::to_string(report["threads"].get<int>()) + " thread(s), policy " +
+                   report["policy"].get<std::string>() + ", seed " +
+                   std::to_string(report["seed"].get<uint64_t>()) + ". " +
+                   std::to_string(counts["total"].get<int64_t>()) + " candidates in " +
+                   number(report["wall_seconds"].get<double>(), "%.0f") + " s (" +
+                   number(report["candidates_per_second"].get<double>(), "%.2f") +
+                   " per second): " + std::to_string(counts["measured"].get<int64_t>()) +
+                   " measured, " + std::to_string(counts["refused"].get<int64_t>()) +
+                   " refused, " + std::to_string(counts["wrong"].get<int64_t>()) + " wrong, " +
+                   std::to_string(counts["failed"].get<int64_t>()) + " failed.\n\n";
+  if (report["best"].is_null())
+    return md + "No legal candidate ran faster than the original (" +
+           ms(original["seconds"].get<double>()) + ").\n";
+  const Json &best = report["best"];
+  md += "| | original | searched | ratio |\n|---|---|---|---|\n";
+  auto row = [&](const std::string &name, double before, double after, const char *format) {
+    md += "| " + name + " | " + number(before, format) + " | " + number(after, format) + " | " +
+          number(after / before, "%.3f") + " |\n";
+  };
+  row("latency (ms)", original["seconds"].get<double>() * 1e3, best["seconds"].get<double>() * 1e3,
+      "%.3f");
+  row("MFLOP", original["flops"].get<double>() * 1e-6, best["flops"].get<double>() * 1e-6, "%.1f");
+  row("parameters (M)", original["params"].get<double>() * 1e-6,
+      best["params"].get<double>() * 1e-6, "%.3f");
+  for (const auto &[proxy, value] : best["proxies"].items())
+    if (original["proxies"].contains(proxy))
+      row(proxy, original["proxies"][proxy].get<double>(), value.get<double>(), "%.4g");
+  md += "\nSpeed-up " + number(best["speedup"].get<double>(), "%.2f") + "x.\n\n" +
+        "| layer | steps | MFLOP before | after | latency before | after |\n" +
+        "|---|---|---|---|---|---|\n";
+  for (const Json &layer : report["layers"]) {
+    std::string steps;
+    for (const Json &step : layer["steps"])
+      steps += (steps.empty() ? "" : ", ") + step.get<std::string>();
+    md += "| " + layer["node"].get<std::string>() + " | " + steps + " | " +
+          number(layer["before"]["flops"].get<double>() * 1e-6, "%.2f") + " | " +
+          number(layer["after"]["flops"].get<double>() * 1e-6, "%.2f") + " | " +
+          ms(layer["before"]["seconds"].get<double>()) + " | " +
+          ms(layer["after"]["seconds"].get<double>()) + " |\n";
+  }
+  return md;
+}
+
+void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
+                        const SearchResult &result, const SearchOptions &options,
+                        const TuningDb &db) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error)
+    throw Error(dir + ": cannot create the output directory (" + error.message() + ")");
+  const ir::Graph original = nas::loadForTraining(modelPath);
+  const Json report = reportJson(modelPath, result, options, original, db);
+  if (result.best)
+    writeBest(dir, modelPath, result, options, original, report["best"]["capacity"].dump());
+  writeText(fs::path(dir) / "report.json", report.dump(2) + "\n");
+  writeText(fs::path(dir) / "report.md", reportMarkdown(report.dump()));
+}
+
+} // namespace nasc::search

@@ -1,0 +1,32 @@
+// What nasc search leaves in its output directory (docs/search.md, "Outputs").
+#pragma once
+
+#include "compiler/search/Search.h"
+#include "compiler/search/TuningDb.h"
+
+#include <string>
+
+namespace nasc::search {
+
+/// Writes into `dir` (created when missing), for the best candidate of `result` (SearchResult::
+/// best) found on the model file `modelPath`:
+///  - model.onnx: the transformed architecture with fresh He-initialised weights (seed
+///    options.seed), to retrain; metadata nasc.source, nasc.transformations, nasc.capacity;
+///  - schedule.json: its neural steps, one entry per node, that `nasc compile MODEL --schedule`
+///    replays (the gate's record on the last step);
+///  - libmodel.so and model.h: the library compiled for options.measure.target (threads
+///    options.measure.threads);
+///  - report.json and report.md: per transformed Conv its steps, FLOP, parameters and latency
+///    (its workload's record in `db`) before and after; every gate proxy before and after; the
+///    totals; the candidates' counts by status; the finalists timed whole.
+/// Without a best candidate only the reports are written, saying so. Each file is written under
+/// a temporary name and renamed, so none is left half-written. Throws nasc::Error naming the file
+/// that cannot be written.
+void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
+                        const SearchResult &result, const SearchOptions &options,
+                        const TuningDb &db);
+
+/// The Markdown table of report.md (also what `nasc search` prints at its end).
+std::string reportMarkdown(const std::string &reportJson);
+
+} // namespace nasc::search

@@ -1,0 +1,133 @@
+#include "compiler/search/Search.h"
+#include "compiler/search/SearchOutputs.h"
+#include "tools/nasc/Commands.h"
+#include "tools/nasc/GateArgs.h"
+#include "tools/nasc/ModelArgs.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace nasc::cli {
+
+namespace {
+
+struct SearchArgs : GateArgs, ModelArgs {
+  std::string budget = "100c", out, db, strategy = "random";
+  int threads = 1;
+  bool resume = false;
+};
+
+/// Set by SIGINT / SIGTERM: the search stops after the candidate it is on and writes its best.
+std::atomic<bool> stopRequested{false};
+
+void requestStop(int) {
+  stopRequested = true;
+  std::signal(SIGINT, SIG_DFL); // a second Ctrl-C ends the process
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+/// Sets options.candidates or options.seconds from --budget: "500c" (candidates), "90s", "10m",
+/// "1h". Throws nasc::Error for another form.
+void parseBudget(const std::string &text, search::SearchOptions &options) {
+  std::istringstream in(text);
+  double amount = 0;
+  std::string unit;
+  if (!(in >> amount) || !(in >> unit) || amount <= 0 || !in.eof() ||
+      (unit != "c" && unit != "s" && unit != "m" && unit != "h"))
+    throw Error("search: --budget '" + text +
+                "': expected a count of candidates (500c) or a duration (90s, 10m, 1h)");
+  if (unit == "c")
+    options.candidates = static_cast<int64_t>(amount);
+  else
+    options.seconds = amount * (unit == "s" ? 1 : unit == "m" ? 60 : 3600);
+}
+
+/// A bar redrawn in place on a terminal; otherwise one plain line every 5 seconds.
+void printProgress(const search::Progress &p) {
+  static double lastLine = -1e9;
+  const bool terminal = isatty(STDOUT_FILENO);
+  const double fraction =
+      p.budget > 0 ? double(p.done) / p.budget : std::min(1.0, p.elapsed / p.budgetSeconds);
+  const double left = fraction > 0 ? p.elapsed * (1 - fraction) / fraction : 0;
+  if (!terminal && p.elapsed - lastLine < 5 && fraction < 1)
+    return;
+  lastLine = p.elapsed;
+  std::string bar(20, '.');
+  std::fill(bar.begin(), bar.begin() + static_cast<long>(fraction * 20), '#');
+  std::printf("%s[%s] %lld candidates, best %.2fx, %lld refused, %.2f/s, %.0f s left%s",
+              terminal ? "\r" : "", bar.c_str(), static_cast<long long>(p.done), p.bestSpeedup,
+              static_cast<long long>(p.refused), p.done / std::max(p.elapsed, 1e-9), left,
+              terminal ? "  " : "\n");
+  std::fflush(stdout);
+}
+
+int runSearchCommand(SearchArgs &args) {
+  search::SearchOptions options;
+  parseBudget(args.budget, options);
+  options.seed = args.seed;
+  options.policy = nas::parsePolicy(args.policy);
+  options.gate = gateParams(args, options.policy);
+  options.capacity = capacityOptions(args);
+  options.measure.target = args.target();
+  options.measure.threads = args.threads;
+  options.resume = args.resume;
+  std::filesystem::create_directories(args.out);
+  const std::string dbPath = args.db.empty() ? args.out + "/tuning.db" : args.db;
+  search::TuningDb db(dbPath);
+  std::signal(SIGINT, requestStop);
+  std::signal(SIGTERM, requestStop);
+  const search::SearchResult result =
+      search::runSearch(args.model, options, db, printProgress, [] { return stopRequested.load(); });
+  std::printf("%s", isatty(STDOUT_FILENO) ? "\n" : "");
+  search::writeSearchOutputs(args.out, args.model, result, options, db);
+  std::ifstream report(args.out + "/report.md");
+  std::cout << report.rdbuf() << "wrote " << args.out
+            << (result.best ? "/{model.onnx,schedule.json,libmodel.so,model.h,report.json,report.md}"
+                            : "/{report.json,report.md}")
+            << "; records in " << dbPath << "\n";
+  return 0;
+}
+
+} // namespace
+
+void addSearchCommand(CLI::App &app) {
+  auto args = std::make_shared<SearchArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "search", "Search MODEL's neural transformations (docs/search.md): random candidates, each "
+                "judged by the capacity gate, its Conv layers compiled, checked against the "
+                "reference executor and timed here; the best compiled and timed whole");
+  cmd->add_option("MODEL", args->model, "Model file (.onnx or .json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--budget", args->budget,
+                  "Candidates (500c: deterministic for a seed) or wall time of the exploration "
+                  "(90s, 10m, 1h)")
+      ->capture_default_str();
+  cmd->add_option("--out", args->out,
+                  "Output directory: model.onnx, schedule.json, libmodel.so, model.h, "
+                  "report.json, report.md")
+      ->required();
+  cmd->add_option("--db", args->db, "Tuning database (SQLite; default OUT/tuning.db)");
+  cmd->add_flag("--resume", args->resume,
+                "Continue the search of the same model, seed, policy, threads and CPU recorded "
+                "in the database: recorded candidates are read back, not drawn again");
+  cmd->add_option("--strategy", args->strategy, "How candidates are drawn: random")
+      ->check(CLI::IsMember({"random"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Threads of the timed runs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  addTargetOptions(*cmd, *args, false);
+  addGateOptions(*cmd, *args,
+                 {.seed = true, .threads = "--gate-threads", .policyOnly = false});
+  cmd->callback([args] { runSearchCommand(*args); });
+}
+
+} // namespace nasc::cli
