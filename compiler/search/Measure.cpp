@@ -2,12 +2,22 @@
 
 #include "compiler/CompiledModel.h"
 #include "compiler/Pipeline.h"
+#include "compiler/search/ChildProcess.h"
+#include "compiler/search/TuningDb.h"
+#include "ir/export/OnnxExporter.h"
 #include "runtime/reference/Reference.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 namespace nasc::search {
 
@@ -72,7 +82,81 @@ double timeRuns(compiler::CompiledModel &model, const std::vector<ir::Tensor> &i
   return runs[runs.size() / 2];
 }
 
+/// A directory made for one child's files, removed with everything in it.
+class TemporaryDirectory {
+public:
+  TemporaryDirectory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "nasc-measure-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw Error("cannot create a temporary directory under " +
+                  std::filesystem::temp_directory_path().string());
+    path_ = pattern;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::string file(const std::string &name) const { return (path_ / name).string(); }
+
+private:
+  std::filesystem::path path_;
+};
+
+/// The last line of `output` that is a JSON object, or "".
+std::string lastJsonLine(const std::string &output) {
+  std::string found, line;
+  std::istringstream lines(output);
+  while (std::getline(lines, line))
+    if (!line.empty() && line.front() == '{')
+      found = line;
+  return found;
+}
+
 } // namespace
+
+std::string measurementLine(const Measurement &m) {
+  return nlohmann::json{{"seconds", m.seconds},
+                        {"relative_error", m.relativeError},
+                        {"compile_seconds", m.compileSeconds}}
+      .dump();
+}
+
+std::string failureLine(const Error &error) {
+  return nlohmann::json{{"error", error.what()},
+                        {"wrong", dynamic_cast<const WrongOutput *>(&error) != nullptr}}
+      .dump();
+}
+
+std::string cpuArgument(const codegen::Target &target) {
+  return target.native && targetKey(target) == targetKey(codegen::resolveTarget("native", "host"))
+             ? "host"
+             : target.cpu;
+}
+
+Measurement measureInChild(const ir::Graph &graph, const compiler::ModelSchedule &schedule,
+                           const MeasureOptions &options, const std::string &executable,
+                           double timeoutSeconds) {
+  const TemporaryDirectory dir;
+  ir::exportOnnx(graph, dir.file("graph.onnx"));
+  std::ofstream(dir.file("schedule.json")) << compiler::scheduleToJson(schedule);
+  const ChildResult child = runChild(
+      {executable, "measure-workload", dir.file("graph.onnx"), "--schedule",
+       dir.file("schedule.json"), "--threads", std::to_string(options.threads), "--repeat",
+       std::to_string(options.repeat), "--min-seconds", std::to_string(options.minSeconds),
+       "--cpu", cpuArgument(options.target)},
+      timeoutSeconds);
+  const std::string line = lastJsonLine(child.output);
+  if (child.end != ChildResult::End::Exited || line.empty())
+    throw Error(graph.source + ": measuring it in a child process ended by " +
+                child.describe(timeoutSeconds) + (line.empty() ? "" : ": " + line));
+  const nlohmann::json answer = nlohmann::json::parse(line);
+  if (answer.contains("error")) {
+    if (answer.at("wrong").get<bool>())
+      throw WrongOutput(answer.at("error").get<std::string>());
+    throw Error(answer.at("error").get<std::string>());
+  }
+  return {answer.at("seconds"), answer.at("relative_error"), answer.at("compile_seconds")};
+}
 
 Measurement measure(const ir::Graph &graph, const compiler::ModelSchedule &schedule,
                     const MeasureOptions &options) {

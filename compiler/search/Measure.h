@@ -42,4 +42,23 @@ struct Measurement {
 Measurement measure(const ir::Graph &graph, const compiler::ModelSchedule &schedule,
                     const MeasureOptions &options);
 
+/// measure() in a child process, so that generated code that crashes or hangs ends the child,
+/// not the caller: `graph` (exported as ONNX) and `schedule` are written to a temporary
+/// directory, and `executable measure-workload GRAPH.onnx --schedule S.json --threads T --repeat
+/// R --min-seconds M --cpu CPU` (nasc's internal verb) prints its measurementLine; it is killed
+/// after `timeoutSeconds`. Throws WrongOutput when the child found one, and nasc::Error naming
+/// the crash (its signal), the timeout or the child's error otherwise.
+Measurement measureInChild(const ir::Graph &graph, const compiler::ModelSchedule &schedule,
+                           const MeasureOptions &options, const std::string &executable,
+                           double timeoutSeconds);
+
+/// The child's answer: one JSON line {"seconds", "relative_error", "compile_seconds"}.
+std::string measurementLine(const Measurement &measurement);
+
+/// The child's answer when measuring failed: {"error": what, "wrong": whether a WrongOutput}.
+std::string failureLine(const Error &error);
+
+/// The --cpu name that gives a child `target`: "host" when it is this machine's, else its CPU.
+std::string cpuArgument(const codegen::Target &target);
+
 } // namespace nasc::search

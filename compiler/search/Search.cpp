@@ -37,13 +37,22 @@ std::string stepsText(const std::vector<nas::NeuralStep> &steps) {
   return text;
 }
 
+/// measure(), in a child process when options.childExecutable says so.
+Measurement measureAs(const SearchOptions &options, const ir::Graph &graph,
+                      const compiler::ModelSchedule &schedule) {
+  return options.childExecutable.empty()
+             ? measure(graph, schedule, options.measure)
+             : measureInChild(graph, schedule, options.measure, options.childExecutable,
+                              options.childTimeoutSeconds);
+}
+
 /// The seconds of each Conv workload of this target and nasc version: found in the db, else
 /// measured (convWorkloads' graph, default schedule) and recorded under "<search>#layers". A
 /// workload that failed fails again without being measured again.
 class LayerTimes {
 public:
-  LayerTimes(TuningDb &db, const std::string &search, const MeasureOptions &options)
-      : db_(db), search_(search + "#layers"), target_(targetKey(options.target)),
+  LayerTimes(TuningDb &db, const std::string &search, const SearchOptions &options)
+      : db_(db), search_(search + "#layers"), target_(targetKey(options.measure.target)),
         options_(options), next_(static_cast<int64_t>(db.searchRecords(search_).size())) {}
 
   /// Seconds of one run of `workload`. Throws WrongOutput or nasc::Error as measure() does.
@@ -71,7 +80,7 @@ private:
   double measureNew(const ConvWorkload &workload) {
     TuningRecord record{workload.key, target_, nascVersion(), search_, next_++, "measured", 0, ""};
     try {
-      const Measurement m = measure(workload.graph, {}, options_);
+      const Measurement m = measureAs(options_, workload.graph, {});
       record.seconds = m.seconds;
       record.detail = nlohmann::json{{"node", workload.node},
                                      {"compile_seconds", m.compileSeconds},
@@ -92,7 +101,7 @@ private:
 
   TuningDb &db_;
   std::string search_, target_;
-  MeasureOptions options_;
+  SearchOptions options_;
   int64_t next_ = 0, measured_ = 0;
   std::map<std::string, double> known_;
   std::map<std::string, Failure> failed_;
@@ -147,9 +156,11 @@ CandidateResult fromRecord(const TuningRecord &record) {
   return candidate;
 }
 
-/// Judges and estimates candidate `index`: drawn, gated, its layers measured.
+/// Judges and estimates candidate `index`: drawn, gated, its layers measured; the wall time of
+/// the gate and of the layers added to `phases`.
 CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchOptions &options,
-                         const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds) {
+                         const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds,
+                         std::map<std::string, double> &phases) {
   std::mt19937_64 rng = candidateRng(options.seed, index);
   Candidate drawn = sampleCandidate(original, rng);
   CandidateResult result;
@@ -164,7 +175,9 @@ CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchO
     return result;
   }
   try {
+    const Clock::time_point judging = Clock::now();
     const nas::CapacityReport report = gate.judge(drawn.graph);
+    phases["gate"] += since(judging);
     result.proxies = report.transformed.proxies;
     result.capacity = nas::capacityJson(report, -1);
     if (!report.decision.legal) {
@@ -172,6 +185,12 @@ CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchO
       result.reason = report.decision.reason;
       return result;
     }
+    const Clock::time_point measuring = Clock::now();
+    struct AddTime {
+      double &phase;
+      Clock::time_point start;
+      ~AddTime() { phase += since(start); }
+    } addTime{phases["layers"], measuring};
     result.estimate = otherSeconds + convSeconds(drawn.graph, layers);
     result.status = "measured";
   } catch (const WrongOutput &e) {
@@ -204,10 +223,12 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
 
 /// Candidate `c` compiled with its steps (a schedule of its neural steps on `inference`) and
 /// timed whole; a failure kept as the finalist's reason.
-Timed timeWhole(const ir::Graph &inference, const CandidateResult &c, const MeasureOptions &m) {
+Timed timeWhole(const ir::Graph &inference, const CandidateResult &c,
+                const SearchOptions &options) {
   Timed timed{c.index, c.steps, 0, c.estimate, ""};
   try {
-    timed.seconds = measure(inference, nas::neuralSchedule(c.steps, "search", ""), m).seconds;
+    const compiler::ModelSchedule schedule = nas::neuralSchedule(c.steps, "search", "");
+    timed.seconds = measureAs(options, inference, schedule).seconds;
   } catch (const Error &e) {
     timed.reason = e.what();
   }
@@ -254,8 +275,8 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   const nas::CapacityGate gate(original, options.policy, options.capacity, options.gate,
                                nas::proxiesOf(options.policy));
   result.originalProxies = gate.original().proxies;
-  result.originalSeconds = measure(inference, {}, options.measure).seconds;
-  LayerTimes layers(db, result.identity, options.measure);
+  result.originalSeconds = measureAs(options, inference, {}).seconds;
+  LayerTimes layers(db, result.identity, options);
   const double otherSeconds =
       std::max(0.0, result.originalSeconds - convSeconds(original, layers));
 
@@ -265,12 +286,14 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
       recorded.emplace(record.index, std::move(record));
   const std::string target = targetKey(options.measure.target);
   const Clock::time_point explore = Clock::now();
+  result.phaseSeconds["setup"] = since(start);
   Progress state{0, options.candidates, 0, options.seconds, 0, 0};
   for (int64_t i = 0; withinBudget(options, i, since(explore)) && !stop(); ++i) {
     if (auto old = recorded.find(i); old != recorded.end()) {
       result.candidates.push_back(fromRecord(old->second));
     } else {
-      result.candidates.push_back(evaluate(i, original, options, gate, layers, otherSeconds));
+      result.candidates.push_back(
+          evaluate(i, original, options, gate, layers, otherSeconds, result.phaseSeconds));
       db.add(toRecord(result.candidates.back(), result.identity, target));
     }
     const CandidateResult &c = result.candidates.back();
@@ -282,8 +305,10 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     progress(state);
   }
 
+  const Clock::time_point finalists = Clock::now();
   for (const CandidateResult *c : bestEstimates(result.candidates, options.finalists))
-    result.finalists.push_back(timeWhole(inference, *c, options.measure));
+    result.finalists.push_back(timeWhole(inference, *c, options));
+  result.phaseSeconds["finalists"] = since(finalists);
   for (size_t f = 0; f < result.finalists.size(); ++f)
     if (result.finalists[f].reason.empty() &&
         result.finalists[f].seconds < result.originalSeconds &&

@@ -27,6 +27,11 @@ struct SearchOptions {
   nas::CapacityOptions capacity;
   MeasureOptions measure;
   int finalists = 3; ///< Best candidates by estimate that are compiled and timed whole.
+  /// When not empty, every measurement runs in a child process of this executable (nasc, its
+  /// measure-workload verb: measureInChild), killed after `childTimeoutSeconds`, so generated
+  /// code that crashes or hangs fails its candidate and the search goes on; empty: in process.
+  std::string childExecutable;
+  double childTimeoutSeconds = 300;
   bool resume = false; ///< Continue the search of the same identity (searchIdentity) in the db.
 };
 
@@ -67,6 +72,9 @@ struct SearchResult {
   std::optional<size_t> best; ///< Index in `finalists`.
   int64_t layersMeasured = 0; ///< Layer shapes measured by this run (not found in the db).
   double wallSeconds = 0;
+  /// Wall seconds by phase: "setup" (loading, the gate's original, the original timed),
+  /// "gate" (judging candidates), "layers" (measuring Conv workloads), "finalists".
+  std::map<std::string, double> phaseSeconds;
 };
 
 /// Progress after each candidate, for a progress line.

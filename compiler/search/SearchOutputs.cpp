@@ -129,6 +129,7 @@ Json reportJson(const std::string &modelPath, const SearchResult &result,
               {"budget", options.candidates > 0 ? Json{{"candidates", options.candidates}}
                                                 : Json{{"seconds", options.seconds}}},
               {"wall_seconds", result.wallSeconds},
+              {"phase_seconds", result.phaseSeconds},
               {"candidates_per_second",
                result.candidates.size() / std::max(result.wallSeconds, 1e-9)},
               {"candidates", candidateCounts(result)},

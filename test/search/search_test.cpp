@@ -185,3 +185,62 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   for (const auto &entry : fs::directory_iterator(dir))
     CHECK(entry.path().extension() != ".partial");
 }
+
+namespace {
+
+/// Writes an executable shell script `name` under the build tree with `body`; returns its path.
+std::string script(const std::string &name, const std::string &body) {
+  const std::string path = nasc::test::freshPath("search", name);
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+const std::string kNasc = std::string(NASC_BINARY_DIR) + "/tools/nasc";
+
+} // namespace
+
+TEST_CASE("a measurement in a child process contains crashes, hangs and wrong outputs",
+          "[search][child]") {
+  const ir::Graph graph = nas::loadForTraining(smallModel());
+  const search::ConvWorkload workload = search::convWorkloads(graph).at(1);
+  const search::MeasureOptions options = smallOptions(1).measure;
+  const search::Measurement m = search::measureInChild(workload.graph, {}, options, kNasc, 120);
+  CHECK(m.relativeError < 1e-5);
+  CHECK(m.seconds > 0);
+  CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options,
+                                           script("crash.sh", "kill -SEGV $$"), 120),
+                    Catch::Contains("ended by signal 11"));
+  CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options,
+                                           script("hang.sh", "exec sleep 60"), 1),
+                    Catch::Contains("ended by timed out after 1 s"));
+  CHECK_THROWS_AS(search::measureInChild(
+                      workload.graph, {}, options,
+                      script("wrong.sh", "echo '{\"error\": \"differs\", \"wrong\": true}'"), 120),
+                  search::WrongOutput);
+}
+
+TEST_CASE("a search goes on when a candidate's code crashes", "[search][child]") {
+  // The first 3 measurements (the original whole, its two Convs) run nasc; later ones crash.
+  const std::string counter = nasc::test::freshPath("search", "crash_counter");
+  const std::string crashing =
+      script("crash_later.sh", "n=$(cat " + counter + " 2>/dev/null || echo 0)\necho $((n + 1)) > " +
+                                   counter + "\n[ \"$n\" -lt 3 ] && exec " + kNasc +
+                                   " \"$@\"\nkill -SEGV $$");
+  search::SearchOptions options = smallOptions(4);
+  options.childExecutable = crashing;
+  search::TuningDb db(nasc::test::freshPath("search", "search_crash.db"));
+  const search::SearchResult result = runSmall(smallModel(), options, db);
+  REQUIRE(result.candidates.size() == 4);
+  int failed = 0;
+  for (const search::CandidateResult &c : result.candidates) {
+    INFO(c.index << ": " << c.status << " " << c.reason);
+    CHECK((c.status == "failed" || c.status == "refused"));
+    if (c.status == "failed") {
+      ++failed;
+      CHECK_THAT(c.reason, Catch::Contains("signal 11"));
+    }
+  }
+  CHECK(failed > 0);
+  CHECK_FALSE(result.best);
+}

@@ -1,5 +1,6 @@
 #include "compiler/search/Search.h"
 #include "compiler/search/SearchOutputs.h"
+#include "ir/import/ModelLoader.h"
 #include "tools/nasc/Commands.h"
 #include "tools/nasc/GateArgs.h"
 #include "tools/nasc/ModelArgs.h"
@@ -21,8 +22,29 @@ namespace {
 struct SearchArgs : GateArgs, ModelArgs {
   std::string budget = "100c", out, db, strategy = "random";
   int threads = 1;
+  double childTimeout = 300;
   bool resume = false;
 };
+
+/// The internal verb a search runs each measurement in (search::measureInChild).
+struct MeasureArgs {
+  std::string graph, schedule, cpu;
+  search::MeasureOptions options;
+};
+
+/// Measures args.graph with its schedule; prints search::measurementLine, or failureLine when
+/// measuring fails (the exit status stays 0: the answer is the line).
+void measureWorkload(MeasureArgs &args) {
+  std::string line;
+  try {
+    args.options.target = codegen::resolveTarget("native", args.cpu);
+    line = search::measurementLine(search::measure(
+        ir::loadModel(args.graph), compiler::readScheduleFile(args.schedule), args.options));
+  } catch (const Error &e) {
+    line = search::failureLine(e);
+  }
+  std::printf("%s\n", line.c_str());
+}
 
 /// Set by SIGINT / SIGTERM: the search stops after the candidate it is on and writes its best.
 std::atomic<bool> stopRequested{false};
@@ -78,6 +100,8 @@ int runSearchCommand(SearchArgs &args) {
   options.measure.target = args.target();
   options.measure.threads = args.threads;
   options.resume = args.resume;
+  options.childExecutable = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.childTimeoutSeconds = args.childTimeout;
   std::filesystem::create_directories(args.out);
   const std::string dbPath = args.db.empty() ? args.out + "/tuning.db" : args.db;
   search::TuningDb db(dbPath);
@@ -124,10 +148,26 @@ void addSearchCommand(CLI::App &app) {
   cmd->add_option("--threads", args->threads, "Threads of the timed runs")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--child-timeout", args->childTimeout,
+                  "Seconds after which the child process measuring one layer or network is "
+                  "killed (its candidate then fails and the search goes on)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   addTargetOptions(*cmd, *args, false);
   addGateOptions(*cmd, *args,
                  {.seed = true, .threads = "--gate-threads", .policyOnly = false});
   cmd->callback([args] { runSearchCommand(*args); });
+
+  auto measure = std::make_shared<MeasureArgs>();
+  CLI::App *child = app.add_subcommand("measure-workload", "");
+  child->group(""); // internal: what a search runs in its child processes
+  child->add_option("GRAPH", measure->graph)->required();
+  child->add_option("--schedule", measure->schedule)->required();
+  child->add_option("--threads", measure->options.threads);
+  child->add_option("--repeat", measure->options.repeat);
+  child->add_option("--min-seconds", measure->options.minSeconds);
+  child->add_option("--cpu", measure->cpu)->required();
+  child->callback([measure] { measureWorkload(*measure); });
 }
 
 } // namespace nasc::cli
