@@ -290,7 +290,7 @@ CapacityGate::CapacityGate(const ir::Graph &original, Policy policy, CapacityOpt
   cache_->freeze();
 }
 
-CapacityReport CapacityGate::judge(const ir::Graph &candidate) const {
+CapacityReport CapacityGate::judge(const ir::Graph &candidate, const GateParams &params) const {
   requireInterface(source_, interface_, candidate);
   CapacityReport report;
   report.original = original_;
@@ -298,8 +298,8 @@ CapacityReport CapacityGate::judge(const ir::Graph &candidate) const {
   for (size_t k = 0; k < policyNames().size(); ++k)
     if (measured(original_, static_cast<Policy>(k)))
       report.decisions.push_back(
-          decide(static_cast<Policy>(k), report.original, report.transformed, params_));
-  report.decision = decide(policy_, report.original, report.transformed, params_);
+          decide(static_cast<Policy>(k), report.original, report.transformed, params));
+  report.decision = decide(policy_, report.original, report.transformed, params);
   return report;
 }
 

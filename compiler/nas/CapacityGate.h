@@ -134,7 +134,11 @@ public:
 
   /// checkSameInterface against the original, measureCapacity of `candidate` (prepared for
   /// training), decide. Throws every error of those.
-  CapacityReport judge(const ir::Graph &candidate) const;
+  CapacityReport judge(const ir::Graph &candidate) const { return judge(candidate, params_); }
+
+  /// judge() with the thresholds `params` instead of the gate's (e.g. a tolerance scaled by the
+  /// layers the candidate changes, as nasc search sets it).
+  CapacityReport judge(const ir::Graph &candidate, const GateParams &params) const;
 
   /// The original's measurement.
   const CapacityProfile &original() const { return original_; }

@@ -176,7 +176,11 @@ CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchO
   }
   try {
     const Clock::time_point judging = Clock::now();
-    const nas::CapacityReport report = gate.judge(drawn.graph);
+    std::set<std::string> touched;
+    for (const nas::NeuralStep &step : drawn.steps)
+      touched.insert(step.node);
+    const nas::CapacityReport report =
+        gate.judge(drawn.graph, gateParamsFor(options, touched.size()));
     phases["gate"] += since(judging);
     result.proxies = report.transformed.proxies;
     result.capacity = nas::capacityJson(report, -1);
@@ -250,6 +254,14 @@ std::string readBytes(const std::string &path) {
 
 } // namespace
 
+nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs) {
+  nas::GateParams params = options.gate;
+  if (options.policy == nas::Policy::Synflow && options.synflowPerLayer > 0)
+    params.tolerances[nas::Policy::Synflow] =
+        options.synflowPerLayer * static_cast<double>(touchedConvs);
+  return params;
+}
+
 std::string searchIdentity(const std::string &modelPath, const SearchOptions &options) {
   const std::string bytes = readBytes(modelPath);
   const uLong crc = crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef *>(bytes.data()),
@@ -257,7 +269,8 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
   char hex[16];
   std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
   return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " policy " +
-         nas::policyName(options.policy) + " threads " + std::to_string(options.measure.threads) +
+         nas::policyName(options.policy) + " per-layer " + std::to_string(options.synflowPerLayer) +
+         " threads " + std::to_string(options.measure.threads) +
          " target " + targetKey(options.measure.target);
 }
 

@@ -17,6 +17,9 @@
 
 namespace nasc::search {
 
+/// The default SearchOptions::synflowPerLayer.
+inline constexpr double kSynflowPerLayer = 0.75;
+
 /// What a search explores and how long.
 struct SearchOptions {
   int64_t candidates = 0; ///< Budget in candidates (deterministic for a seed); 0: `seconds` rules.
@@ -24,6 +27,12 @@ struct SearchOptions {
   uint64_t seed = 0;      ///< Of the candidates' draws (candidateRng) and of the gate.
   nas::Policy policy = nas::kDefaultPolicy;
   nas::GateParams gate;
+  /// With the synflow policy and a value > 0: the tolerance in ln synflow per Conv the
+  /// candidate's steps name, so a candidate that transforms n Convs may lose up to n times this
+  /// (gateParamsFor); 0: gate.tolerances' whole-network value. Synflow's logarithm is a sum over
+  /// the layers, so a whole-network tolerance means less the deeper the network. 0.75 separates
+  /// 14 of the 15 variants of the capacity validation (docs/search.md, "The gate's tolerance").
+  double synflowPerLayer = kSynflowPerLayer;
   nas::CapacityOptions capacity;
   MeasureOptions measure;
   int finalists = 3; ///< Best candidates by estimate that are compiled and timed whole.
@@ -84,6 +93,11 @@ struct Progress {
   double bestSpeedup = 0; ///< original / best estimate so far (0: none legal yet).
   int64_t refused = 0;
 };
+
+/// The gate's thresholds for a candidate whose steps name `touchedConvs` distinct Convs: options.gate,
+/// its synflow tolerance options.synflowPerLayer × touchedConvs when that is > 0 and the policy is
+/// synflow.
+nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs);
 
 /// The identity of a search: the model file's CRC-32, its seed, policy and target, so that
 /// --resume finds its records and no other's.

@@ -7,12 +7,14 @@
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/search/ConvWorkload.h"
+#include "compiler/search/ParetoPlot.h"
 #include "ir/export/OnnxExporter.h"
 #include "ir/import/ModelLoader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -213,6 +215,36 @@ std::string number(double value, const char *format) {
   return text;
 }
 
+/// The gate proxy of `policy` a plot shows, relative to the original: ln(new) − ln(original) for
+/// synflow and fisher, new − original for the others; and its label.
+std::pair<double, std::string> relativeProxy(nas::Policy policy,
+                                             const std::map<std::string, double> &candidate,
+                                             const std::map<std::string, double> &original) {
+  const std::string name = nas::proxiesOf(policy).front();
+  const bool logarithmic = name == "synflow" || name == "fisher";
+  const double value = candidate.at(name), reference = original.at(name);
+  return {logarithmic ? std::log(value) - std::log(reference) : value - reference,
+          name + (logarithmic ? ": ln(new) - ln(original)" : ": new - original")};
+}
+
+/// pareto.svg: every measured candidate's estimate against its gate proxy, the best marked.
+void writePlot(const fs::path &path, const std::string &modelPath, const SearchResult &result,
+               const SearchOptions &options) {
+  std::vector<PlotPoint> points;
+  std::string label = nas::proxiesOf(options.policy).front();
+  for (const CandidateResult &c : result.candidates) {
+    if (c.status != "measured")
+      continue;
+    const auto [proxy, name] = relativeProxy(options.policy, c.proxies, result.originalProxies);
+    label = name;
+    const bool best = result.best && result.finalists[*result.best].index == c.index;
+    points.push_back({c.estimate, proxy, true, best});
+  }
+  writeParetoSvg(path.string(), points, result.originalSeconds, label,
+                 fs::path(modelPath).filename().string() + ": " +
+                     std::to_string(result.candidates.size()) + " candidates");
+}
+
 } // namespace
 
 std::string reportMarkdown(const std::string &reportJson) {
@@ -276,6 +308,7 @@ void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
     writeBest(dir, modelPath, result, options, original, report["best"]["capacity"].dump());
   writeText(fs::path(dir) / "report.json", report.dump(2) + "\n");
   writeText(fs::path(dir) / "report.md", reportMarkdown(report.dump()));
+  writePlot(fs::path(dir) / "pareto.svg", modelPath, result, options);
 }
 
 } // namespace nasc::search

@@ -18,8 +18,10 @@ namespace nasc::search {
 ///    options.measure.threads);
 ///  - report.json and report.md: per transformed Conv its steps, FLOP, parameters and latency
 ///    (its workload's record in `db`) before and after; every gate proxy before and after; the
-///    totals; the candidates' counts by status; the finalists timed whole.
-/// Without a best candidate only the reports are written, saying so. Each file is written under
+///    totals; the candidates' counts by status; the finalists timed whole;
+///  - pareto.svg: each measured candidate's estimate against its gate proxy relative to the
+///    original (writeParetoSvg), the best marked.
+/// Without a best candidate only the reports and the plot are written, the reports saying so. Each file is written under
 /// a temporary name and renamed, so none is left half-written. Throws nasc::Error naming the file
 /// that cannot be written.
 void writeSearchOutputs(const std::string &dir, const std::string &modelPath,

@@ -35,6 +35,7 @@ search::SearchOptions smallOptions(int64_t candidates) {
   options.candidates = candidates;
   options.seed = 11;
   options.gate.tolerances[nas::Policy::Synflow] = 1e9;
+  options.synflowPerLayer = 0;
   options.measure.repeat = 3;
   options.measure.minSeconds = 0;
   options.finalists = 2;
@@ -162,6 +163,7 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   const nlohmann::json report = nlohmann::json::parse(std::ifstream(dir / "report.json"));
   CHECK(report["candidates"]["total"] == 6);
   CHECK(fs::exists(dir / "report.md"));
+  CHECK(fs::exists(dir / "pareto.svg"));
   if (!result.best) {
     CHECK(report["best"].is_null());
     CHECK_FALSE(fs::exists(dir / "model.onnx"));
@@ -243,4 +245,16 @@ TEST_CASE("a search goes on when a candidate's code crashes", "[search][child]")
   }
   CHECK(failed > 0);
   CHECK_FALSE(result.best);
+}
+
+TEST_CASE("the search's synflow tolerance is per Conv the steps change", "[search]") {
+  search::SearchOptions options;
+  CHECK(options.synflowPerLayer == 0.75);
+  CHECK(search::gateParamsFor(options, 4).tolerances.at(nas::Policy::Synflow) == 3.0);
+  CHECK(search::gateParamsFor(options, 1).tolerances.at(nas::Policy::Synflow) == 0.75);
+  options.synflowPerLayer = 0;
+  CHECK(search::gateParamsFor(options, 4).tolerances.at(nas::Policy::Synflow) == 6.5);
+  options.synflowPerLayer = 0.75;
+  options.policy = nas::Policy::JacobCov;
+  CHECK(search::gateParamsFor(options, 4).tolerances == nas::GateParams{}.tolerances);
 }

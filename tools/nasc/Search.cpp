@@ -23,6 +23,7 @@ struct SearchArgs : GateArgs, ModelArgs {
   std::string budget = "100c", out, db, strategy = "random";
   int threads = 1;
   double childTimeout = 300;
+  double perLayer = search::kSynflowPerLayer;
   bool resume = false;
 };
 
@@ -96,6 +97,11 @@ int runSearchCommand(SearchArgs &args) {
   options.seed = args.seed;
   options.policy = nas::parsePolicy(args.policy);
   options.gate = gateParams(args, options.policy);
+  options.synflowPerLayer = args.perLayer;
+  if (args.tolerance && args.perLayer > 0 && options.policy == nas::Policy::Synflow)
+    throw Error("search: --tolerance is the whole network's synflow tolerance; give "
+                "--tolerance-per-layer 0 with it (the default scales the tolerance by the Convs a "
+                "candidate changes)");
   options.capacity = capacityOptions(args);
   options.measure.target = args.target();
   options.measure.threads = args.threads;
@@ -147,6 +153,12 @@ void addSearchCommand(CLI::App &app) {
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads of the timed runs")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--tolerance-per-layer", args->perLayer,
+                  "With --policy synflow: the tolerance in ln synflow per Conv a candidate's "
+                  "steps change (a candidate changing n Convs may lose n times it); 0: the "
+                  "whole-network --tolerance")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--child-timeout", args->childTimeout,
                   "Seconds after which the child process measuring one layer or network is "
