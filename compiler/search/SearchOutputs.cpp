@@ -261,7 +261,13 @@ std::string reportMarkdown(const std::string &reportJson) {
                    " per second): " + std::to_string(counts["measured"].get<int64_t>()) +
                    " measured, " + std::to_string(counts["refused"].get<int64_t>()) +
                    " refused, " + std::to_string(counts["wrong"].get<int64_t>()) + " wrong, " +
-                   std::to_string(counts["failed"].get<int64_t>()) + " failed.\n\n";
+                   std::to_string(counts["failed"].get<int64_t>()) + " failed. Wall time:";
+  for (const char *phase : {"setup", "gate", "layers", "finalists"})
+    if (report["phase_seconds"].contains(phase))
+      md += std::string(" ") + phase + " " +
+            number(report["phase_seconds"][phase].get<double>(), "%.0f") + " s,";
+  md.back() = '.';
+  md += "\n\n";
   if (report["best"].is_null())
     return md + "No legal candidate ran faster than the original (" +
            ms(original["seconds"].get<double>()) + ").\n";

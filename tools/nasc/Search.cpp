@@ -5,6 +5,7 @@
 #include "tools/nasc/GateArgs.h"
 #include "tools/nasc/ModelArgs.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace nasc::cli {
@@ -20,6 +22,12 @@ namespace nasc::cli {
 namespace {
 
 struct SearchArgs : GateArgs, ModelArgs {
+  /// The gate's seeds measured side by side on every core (up to the seeds): the search waits
+  /// for the gate, so nothing else runs meanwhile.
+  SearchArgs() {
+    GateArgs::threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
+                                                    static_cast<unsigned>(GateArgs::seeds)));
+  }
   std::string budget = "100c", out, db, strategy = "random";
   int threads = 1;
   double childTimeout = 300;
