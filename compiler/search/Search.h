@@ -72,7 +72,9 @@ struct Timed {
 /// was legal or none ran faster than the original.
 struct SearchResult {
   std::string identity;
-  double originalSeconds = 0; ///< The original, default schedule, timed whole.
+  /// The original, default schedule, timed whole: at the start (for the estimates), and again
+  /// after the finalists, as they are timed (at least 20 runs and 1 s), when there are any.
+  double originalSeconds = 0;
   double originalFlops = 0;
   int64_t originalParams = 0;
   std::map<std::string, double> originalProxies;
