@@ -297,8 +297,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   result.originalProxies = gate.original().proxies;
   result.originalSeconds = measureAs(options, inference, {}).seconds;
   LayerTimes layers(db, result.identity, options);
-  const double otherSeconds =
-      std::max(0.0, result.originalSeconds - convSeconds(original, layers));
+  result.otherSeconds = std::max(0.0, result.originalSeconds - convSeconds(original, layers));
 
   std::map<int64_t, TuningRecord> recorded;
   if (options.resume)
@@ -313,7 +312,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
       result.candidates.push_back(fromRecord(old->second));
     } else {
       result.candidates.push_back(
-          evaluate(i, original, options, gate, layers, otherSeconds, result.phaseSeconds));
+          evaluate(i, original, options, gate, layers, result.otherSeconds, result.phaseSeconds));
       db.add(toRecord(result.candidates.back(), result.identity, target));
     }
     const CandidateResult &c = result.candidates.back();

@@ -75,6 +75,9 @@ struct SearchResult {
   /// The original, default schedule, timed whole: at the start (for the estimates), and again
   /// after the finalists, as they are timed (at least 20 runs and 1 s), when there are any.
   double originalSeconds = 0;
+  /// The part of every estimate outside the Convs: the original's first whole time minus its
+  /// Conv workloads, at least 0.
+  double otherSeconds = 0;
   double originalFlops = 0;
   int64_t originalParams = 0;
   std::map<std::string, double> originalProxies;

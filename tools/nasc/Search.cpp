@@ -150,7 +150,7 @@ void addSearchCommand(CLI::App &app) {
       ->capture_default_str();
   cmd->add_option("--out", args->out,
                   "Output directory: model.onnx, schedule.json, libmodel.so, model.h, "
-                  "report.json, report.md")
+                  "report.json, report.md, pareto.svg (and tuning.db unless --db)")
       ->required();
   cmd->add_option("--db", args->db, "Tuning database (SQLite; default OUT/tuning.db)");
   cmd->add_flag("--resume", args->resume,
@@ -174,8 +174,11 @@ void addSearchCommand(CLI::App &app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   addTargetOptions(*cmd, *args, false);
-  addGateOptions(*cmd, *args,
-                 {.seed = true, .threads = "--gate-threads", .policyOnly = false});
+  cmd->add_option("--seed", args->seed,
+                  "Seed of the candidates' draws, of the gate's He initialisations and of "
+                  "model.onnx's weights")
+      ->capture_default_str();
+  addGateOptions(*cmd, *args, {.seed = false, .threads = "--gate-threads", .policyOnly = false});
   cmd->callback([args] { runSearchCommand(*args); });
 
   auto measure = std::make_shared<MeasureArgs>();
