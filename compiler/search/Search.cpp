@@ -70,6 +70,8 @@ public:
   }
 
   int64_t measured() const { return measured_; }
+  /// Wall seconds spent measuring new workloads, failed ones included.
+  double spentSeconds() const { return spent_; }
 
 private:
   struct Failure {
@@ -79,6 +81,7 @@ private:
 
   double measureNew(const ConvWorkload &workload) {
     TuningRecord record{workload.key, target_, nascVersion(), search_, next_++, "measured", 0, ""};
+    const Clock::time_point start = Clock::now();
     try {
       const Measurement m = measureAs(options_, workload.graph, {});
       record.seconds = m.seconds;
@@ -87,6 +90,7 @@ private:
                                      {"relative_error", m.relativeError}}
                           .dump();
     } catch (const Error &e) {
+      spent_ += since(start);
       const bool wrong = dynamic_cast<const WrongOutput *>(&e) != nullptr;
       record.status = wrong ? "wrong" : "failed";
       record.detail = nlohmann::json{{"node", workload.node}, {"reason", e.what()}}.dump();
@@ -94,6 +98,7 @@ private:
       failed_[workload.key] = {wrong, e.what()};
       throw;
     }
+    spent_ += since(start);
     db_.add(record);
     ++measured_;
     return known_[workload.key] = record.seconds;
@@ -103,6 +108,7 @@ private:
   std::string search_, target_;
   SearchOptions options_;
   int64_t next_ = 0, measured_ = 0;
+  double spent_ = 0;
   std::map<std::string, double> known_;
   std::map<std::string, Failure> failed_;
 };
@@ -157,7 +163,7 @@ CandidateResult fromRecord(const TuningRecord &record) {
 }
 
 /// Judges and estimates candidate `index`: drawn, gated, its layers measured; the wall time of
-/// the gate and of the layers added to `phases`.
+/// the gate added to `phases`.
 CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchOptions &options,
                          const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds,
                          std::map<std::string, double> &phases) {
@@ -189,12 +195,6 @@ CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchO
       result.reason = report.decision.reason;
       return result;
     }
-    const Clock::time_point measuring = Clock::now();
-    struct AddTime {
-      double &phase;
-      Clock::time_point start;
-      ~AddTime() { phase += since(start); }
-    } addTime{phases["layers"], measuring};
     result.estimate = otherSeconds + convSeconds(drawn.graph, layers);
     result.status = "measured";
   } catch (const WrongOutput &e) {
@@ -336,6 +336,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
         (!result.best || result.finalists[f].seconds < result.finalists[*result.best].seconds))
       result.best = f;
   result.layersMeasured = layers.measured();
+  result.phaseSeconds["layers"] = layers.spentSeconds();
   result.wallSeconds = since(start);
   return result;
 }
