@@ -85,13 +85,21 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   std::vector<int> entries = matchSchedule(model.program, schedule, model.schedule.kernels);
   std::vector<KernelSchedule> traces;
   std::vector<bool> byDefault;
+  std::vector<TraceChoices> choices;
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
     traces.push_back(entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
                                      : KernelSchedule{kernelNode(model.program.calls[c]), {}});
-    byDefault.push_back(entries[c] < 0 || nas::onlyNeuralSteps(traces.back()));
+    byDefault.push_back(entries[c] < 0 ||
+                        scheduledByDefault(traces.back(), model.schedule.source));
+    choices.push_back(traceChoices(traces.back(), model.schedule.source));
+    if (byDefault.back())
+      std::erase_if(traces.back().steps, [](const ScheduleStep &step) {
+        return step.primitive == kDefaultTracePrimitive;
+      });
     times.time("layout steps", [&] {
       if (byDefault.back()) {
-        std::vector<ScheduleStep> layout = applyDefaultLayout(model.program, c, unit);
+        std::vector<ScheduleStep> layout =
+            applyDefaultLayout(model.program, c, unit, choices.back());
         traces.back().steps.insert(traces.back().steps.end(), layout.begin(), layout.end());
       } else {
         applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
@@ -106,7 +114,8 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
     poly::Scop scop =
         times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
     auto [same, first] = byDefault[c]
-                             ? defaults.try_emplace(ir::kernelStructure(call.kernel).key,
+                             ? defaults.try_emplace(ir::kernelStructure(call.kernel).key + "\n" +
+                                                        choicesText(choices[c]),
                                                     DefaultScheduled{c, {}, {}})
                              : std::make_pair(defaults.end(), true);
     if (!first) {
@@ -117,7 +126,8 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
         times.time("dependences", [&] { return poly::computeDependences(scop, call.kernel); }));
     if (byDefault[c]) {
       ScheduledTrace rest = times.time("default trace", [&] {
-        return defaultSchedule(scop, model.dependences.back(), call.kernel, trace.node, unit);
+        return defaultSchedule(scop, model.dependences.back(), call.kernel, trace.node, unit,
+                               choices[c]);
       });
       trace.steps.insert(trace.steps.end(), rest.trace.steps.begin(), rest.trace.steps.end());
       trace.refused = rest.trace.refused;

@@ -54,9 +54,11 @@ struct PolyhedralModel {
 /// schedules it and generates its AST. The schedule's neural steps are applied to the graph
 /// first (nas::applyNeuralSteps). A kernel named in `schedule` (by the name of a graph
 /// node it implements, or its kernel name) is scheduled by that trace (applyLayoutSteps, then
-/// applyTrace); a trace of neural steps only is followed by the default trace; every other
-/// kernel gets compiler::applyDefaultLayout and compiler::defaultTrace
-/// for the vector unit `unit` (the target's: CompileOptions::target.vector).
+/// applyTrace); a trace of neural steps only, or of neural steps and a default_trace step
+/// (scheduledByDefault), is followed by the default trace with that step's TraceChoices (the
+/// step itself is not kept in `schedule`); every other kernel gets compiler::applyDefaultLayout
+/// and compiler::defaultTrace for the vector unit `unit` (the target's:
+/// CompileOptions::target.vector).
 /// Between the layout steps of all kernels and their Scops, forwardBlockedLayouts keeps
 /// activations blocked between kernels that can read them so. Kernels scheduled by default that
 /// have the same structure (ir::kernelStructure: equal up to names) share the first one's

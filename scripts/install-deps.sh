@@ -2,7 +2,7 @@
 # Installs everything nasc needs on Debian 12 from Debian's archive (apt-get only).
 # Usage: scripts/install-deps.sh [build|bench|test]
 #   build: compiler toolchain and libraries (enough for `nasc compile` and the demo), gnuplot
-#          for `nasc search`'s pareto.svg
+#          for `nasc search`'s pareto.svg, XGBoost for its cost model
 #   bench: build + oneDNN (libdnnl-dev) for tools/bench/layer_bench, the per-layer benchmark
 #   test:  bench + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, the
 #          AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md); the
@@ -14,7 +14,7 @@ build_pkgs=(
   build-essential cmake ninja-build ccache pkg-config
   libisl-dev llvm-19-dev libeigen3-dev catch2 libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
-  libsqlite3-dev gnuplot-nox
+  libsqlite3-dev gnuplot-nox libxgboost-dev
 )
 bench_pkgs=(libdnnl-dev)
 test_pkgs=(

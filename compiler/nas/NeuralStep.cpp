@@ -68,4 +68,10 @@ ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step) {
   return reinferShapes(std::move(changed));
 }
 
+ir::Graph applyNeuralSteps(ir::Graph graph, const std::vector<NeuralStep> &steps) {
+  for (const NeuralStep &step : steps)
+    graph = applyNeuralStep(graph, step);
+  return graph;
+}
+
 } // namespace nasc::nas

@@ -44,4 +44,7 @@ public:
 /// wrong number of arguments or a node that is not a Conv with an initializer weight.
 ir::Graph applyNeuralStep(const ir::Graph &graph, const NeuralStep &step);
 
+/// `graph` with each of `steps` applied in order (applyNeuralStep, whose errors it throws).
+ir::Graph applyNeuralSteps(ir::Graph graph, const std::vector<NeuralStep> &steps);
+
 } // namespace nasc::nas

@@ -5,6 +5,8 @@
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/search/ConvWorkload.h"
+#include "compiler/search/Evolution.h"
+#include "compiler/search/LayerTimes.h"
 #include "compiler/search/SearchSpace.h"
 #include "ir/import/ModelLoader.h"
 
@@ -36,82 +38,6 @@ std::string stepsText(const std::vector<nas::NeuralStep> &steps) {
     text += (text.empty() ? "" : "; ") + step.toString();
   return text;
 }
-
-/// measure(), in a child process when options.childExecutable says so.
-Measurement measureAs(const SearchOptions &options, const ir::Graph &graph,
-                      const compiler::ModelSchedule &schedule) {
-  return options.childExecutable.empty()
-             ? measure(graph, schedule, options.measure)
-             : measureInChild(graph, schedule, options.measure, options.childExecutable,
-                              options.childTimeoutSeconds);
-}
-
-/// The seconds of each Conv workload of this target and nasc version: found in the db, else
-/// measured (convWorkloads' graph, default schedule) and recorded under "<search>#layers". A
-/// workload that failed fails again without being measured again.
-class LayerTimes {
-public:
-  LayerTimes(TuningDb &db, const std::string &search, const SearchOptions &options)
-      : db_(db), search_(search + "#layers"), target_(targetKey(options.measure.target)),
-        options_(options), next_(static_cast<int64_t>(db.searchRecords(search_).size())) {}
-
-  /// Seconds of one run of `workload`. Throws WrongOutput or nasc::Error as measure() does.
-  double seconds(const ConvWorkload &workload) {
-    if (auto known = known_.find(workload.key); known != known_.end())
-      return known->second;
-    if (auto failed = failed_.find(workload.key); failed != failed_.end()) {
-      if (failed->second.wrong)
-        throw WrongOutput(failed->second.reason);
-      throw Error(failed->second.reason);
-    }
-    if (std::optional<TuningRecord> record = db_.best(workload.key, target_, nascVersion()))
-      return known_[workload.key] = record->seconds;
-    return measureNew(workload);
-  }
-
-  int64_t measured() const { return measured_; }
-  /// Wall seconds spent measuring new workloads, failed ones included.
-  double spentSeconds() const { return spent_; }
-
-private:
-  struct Failure {
-    bool wrong;
-    std::string reason;
-  };
-
-  double measureNew(const ConvWorkload &workload) {
-    TuningRecord record{workload.key, target_, nascVersion(), search_, next_++, "measured", 0, ""};
-    const Clock::time_point start = Clock::now();
-    try {
-      const Measurement m = measureAs(options_, workload.graph, {});
-      record.seconds = m.seconds;
-      record.detail = nlohmann::json{{"node", workload.node},
-                                     {"compile_seconds", m.compileSeconds},
-                                     {"relative_error", m.relativeError}}
-                          .dump();
-    } catch (const Error &e) {
-      spent_ += since(start);
-      const bool wrong = dynamic_cast<const WrongOutput *>(&e) != nullptr;
-      record.status = wrong ? "wrong" : "failed";
-      record.detail = nlohmann::json{{"node", workload.node}, {"reason", e.what()}}.dump();
-      db_.add(record);
-      failed_[workload.key] = {wrong, e.what()};
-      throw;
-    }
-    spent_ += since(start);
-    db_.add(record);
-    ++measured_;
-    return known_[workload.key] = record.seconds;
-  }
-
-  TuningDb &db_;
-  std::string search_, target_;
-  SearchOptions options_;
-  int64_t next_ = 0, measured_ = 0;
-  double spent_ = 0;
-  std::map<std::string, double> known_;
-  std::map<std::string, Failure> failed_;
-};
 
 /// The seconds of every Conv of `graph` (static shapes) by LayerTimes.
 double convSeconds(const ir::Graph &graph, LayerTimes &layers) {
@@ -162,13 +88,35 @@ CandidateResult fromRecord(const TuningRecord &record) {
   return candidate;
 }
 
-/// Judges and estimates candidate `index`: drawn, gated, its layers measured; the wall time of
-/// the gate added to `phases`.
+/// The history proposeCandidate learns from: the candidates with steps, in order.
+std::vector<Scored> history(const std::vector<CandidateResult> &candidates) {
+  std::vector<Scored> scored;
+  for (const CandidateResult &c : candidates)
+    if (!c.steps.empty())
+      scored.push_back({c.steps,
+                        c.status == "measured"  ? Scored::Outcome::Measured
+                        : c.status == "refused" ? Scored::Outcome::Refused
+                                                : Scored::Outcome::Failed,
+                        c.estimate});
+  return scored;
+}
+
+/// Candidate `index` of `options.strategy` after `before`.
+Candidate draw(int64_t index, const ir::Graph &original, const SearchOptions &options,
+               const std::vector<CandidateResult> &before) {
+  std::mt19937_64 rng = candidateRng(options.seed, index);
+  return options.strategy == Strategy::Evolution
+             ? proposeCandidate(original, history(before), rng)
+             : sampleCandidate(original, rng);
+}
+
+/// Judges and estimates candidate `index` drawn after `before`: gated, its layers measured; the
+/// wall time of the gate added to `phases`.
 CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchOptions &options,
+                         const std::vector<CandidateResult> &before,
                          const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds,
                          std::map<std::string, double> &phases) {
-  std::mt19937_64 rng = candidateRng(options.seed, index);
-  Candidate drawn = sampleCandidate(original, rng);
+  Candidate drawn = draw(index, original, options, before);
   CandidateResult result;
   result.index = index;
   result.steps = drawn.steps;
@@ -225,6 +173,20 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
   return best;
 }
 
+/// `graph`'s Conv workloads each with its fastest schedule choices (LayerTimes::tune): the
+/// network's Timed without its seconds, tunedEstimate `otherSeconds` plus the layers'.
+Timed tuneNetwork(const ir::Graph &graph, LayerTimes &layers, double otherSeconds) {
+  Timed tuned;
+  tuned.tunedEstimate = otherSeconds;
+  for (const ConvWorkload &workload : convWorkloads(graph)) {
+    const TunedLayer layer = layers.tune(workload);
+    tuned.tunedEstimate += layer.seconds;
+    if (layer.choices != compiler::TraceChoices{})
+      tuned.choices[workload.node] = layer.choices;
+  }
+  return tuned;
+}
+
 /// `options` for timing a whole network: at least 20 runs and a second of them.
 SearchOptions wholeNetwork(SearchOptions options) {
   options.measure.repeat = std::max(options.measure.repeat, 20);
@@ -232,23 +194,36 @@ SearchOptions wholeNetwork(SearchOptions options) {
   return options;
 }
 
-/// Candidate `c` compiled with its steps (a schedule of its neural steps on `inference`) and
-/// timed whole (wholeNetwork); a failure kept as the finalist's reason.
-Timed timeWhole(const ir::Graph &inference, const CandidateResult &c,
-                const SearchOptions &options) {
-  Timed timed{c.index, c.steps, 0, c.estimate, ""};
+/// `timed` (its steps and choices) compiled on `inference` and timed whole (wholeNetwork); a
+/// failure kept as its reason.
+void timeWhole(const ir::Graph &inference, Timed &timed, const SearchOptions &options) {
   try {
-    const compiler::ModelSchedule schedule = nas::neuralSchedule(c.steps, "search", "");
+    const compiler::ModelSchedule schedule =
+        withChoices(nas::neuralSchedule(timed.steps, "search", ""), timed.choices);
     timed.seconds = measureAs(wholeNetwork(options), inference, schedule).seconds;
   } catch (const Error &e) {
     timed.reason = e.what();
   }
-  return timed;
 }
 
 /// Whether the budget allows candidate `index` after `elapsed` seconds.
 bool withinBudget(const SearchOptions &options, int64_t index, double elapsed) {
   return options.candidates > 0 ? index < options.candidates : elapsed < options.seconds;
+}
+
+/// The original timed whole at the start of search `identity` (the estimates' base): read back
+/// on --resume (so resumed estimates are made as the first ones were), else measured and
+/// recorded as candidate 0 of "<identity>#original".
+double startSeconds(const ir::Graph &inference, const SearchOptions &options, TuningDb &db,
+                    const std::string &identity) {
+  const std::string search = identity + "#original";
+  if (options.resume)
+    for (const TuningRecord &record : db.searchRecords(search))
+      return record.seconds;
+  const double seconds = measureAs(options, inference, {}).seconds;
+  db.add({"network original", targetKey(options.measure.target), nascVersion(), search, 0,
+          "measured", seconds, "{}"});
+  return seconds;
 }
 
 /// The bytes of `path`. Throws nasc::Error when it cannot be read.
@@ -260,6 +235,10 @@ std::string readBytes(const std::string &path) {
 }
 
 } // namespace
+
+const char *strategyName(Strategy strategy) {
+  return strategy == Strategy::Evolution ? "evolution" : "random";
+}
 
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs) {
   nas::GateParams params = options.gate;
@@ -275,7 +254,8 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
                           static_cast<uInt>(bytes.size()));
   char hex[16];
   std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
-  return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " policy " +
+  return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " strategy " +
+         strategyName(options.strategy) + " policy " +
          nas::policyName(options.policy) + " per-layer " + std::to_string(options.synflowPerLayer) +
          " threads " + std::to_string(options.measure.threads) +
          " target " + targetKey(options.measure.target);
@@ -295,7 +275,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   const nas::CapacityGate gate(original, options.policy, options.capacity, options.gate,
                                nas::proxiesOf(options.policy));
   result.originalProxies = gate.original().proxies;
-  result.originalSeconds = measureAs(options, inference, {}).seconds;
+  result.originalSeconds = startSeconds(inference, options, db, result.identity);
   LayerTimes layers(db, result.identity, options);
   result.otherSeconds = std::max(0.0, result.originalSeconds - convSeconds(original, layers));
 
@@ -311,8 +291,9 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     if (auto old = recorded.find(i); old != recorded.end()) {
       result.candidates.push_back(fromRecord(old->second));
     } else {
-      result.candidates.push_back(
-          evaluate(i, original, options, gate, layers, result.otherSeconds, result.phaseSeconds));
+      CandidateResult c = evaluate(i, original, options, result.candidates, gate, layers,
+                                   result.otherSeconds, result.phaseSeconds);
+      result.candidates.push_back(std::move(c));
       db.add(toRecord(result.candidates.back(), result.identity, target));
     }
     const CandidateResult &c = result.candidates.back();
@@ -324,19 +305,38 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     progress(state);
   }
 
+  result.phaseSeconds["layers"] = layers.spentSeconds();
+  const Clock::time_point schedules = Clock::now();
+  for (const CandidateResult *c : bestEstimates(result.candidates, options.finalists)) {
+    Timed tuned = tuneNetwork(nas::applyNeuralSteps(original, c->steps), layers,
+                              result.otherSeconds);
+    tuned.index = c->index;
+    tuned.steps = c->steps;
+    tuned.estimate = c->estimate;
+    result.finalists.push_back(std::move(tuned));
+  }
+  if (!result.finalists.empty()) {
+    result.tunedOriginal = tuneNetwork(original, layers, result.otherSeconds);
+    result.tunedOriginal.index = -1;
+  }
+  result.phaseSeconds["schedules"] = since(schedules);
+
   const Clock::time_point finalists = Clock::now();
-  for (const CandidateResult *c : bestEstimates(result.candidates, options.finalists))
-    result.finalists.push_back(timeWhole(inference, *c, options));
-  if (!result.finalists.empty()) // the original timed again, as long and as late as they were
+  for (Timed &finalist : result.finalists)
+    timeWhole(inference, finalist, options);
+  if (!result.finalists.empty()) { // the originals timed as long and as late as the finalists
     result.originalSeconds = measureAs(wholeNetwork(options), inference, {}).seconds;
+    timeWhole(inference, result.tunedOriginal, options);
+  }
   result.phaseSeconds["finalists"] = since(finalists);
+  const double baseline = result.tunedOriginal.reason.empty() && result.tunedOriginal.seconds > 0
+                              ? std::min(result.originalSeconds, result.tunedOriginal.seconds)
+                              : result.originalSeconds;
   for (size_t f = 0; f < result.finalists.size(); ++f)
-    if (result.finalists[f].reason.empty() &&
-        result.finalists[f].seconds < result.originalSeconds &&
+    if (result.finalists[f].reason.empty() && result.finalists[f].seconds < baseline &&
         (!result.best || result.finalists[f].seconds < result.finalists[*result.best].seconds))
       result.best = f;
   result.layersMeasured = layers.measured();
-  result.phaseSeconds["layers"] = layers.spentSeconds();
   result.wallSeconds = since(start);
   return result;
 }

@@ -8,6 +8,7 @@
 #include "compiler/nas/NeuralStep.h"
 #include "compiler/search/Measure.h"
 #include "compiler/search/TuningDb.h"
+#include "compiler/transforms/DefaultSchedule.h"
 
 #include <cstdint>
 #include <functional>
@@ -20,11 +21,21 @@ namespace nasc::search {
 /// The default SearchOptions::synflowPerLayer.
 inline constexpr double kSynflowPerLayer = 0.75;
 
+/// How a search draws its candidates (docs/search.md, "Strategies").
+enum class Strategy {
+  Random,    ///< sampleCandidate: the paper's random sampling, deterministic for a seed
+  Evolution, ///< proposeCandidate: bred from the fastest, chosen by an XGBoost cost model
+};
+
+/// "random" or "evolution".
+const char *strategyName(Strategy strategy);
+
 /// What a search explores and how long.
 struct SearchOptions {
   int64_t candidates = 0; ///< Budget in candidates (deterministic for a seed); 0: `seconds` rules.
   double seconds = 0;     ///< Budget in wall seconds when `candidates` is 0.
   uint64_t seed = 0;      ///< Of the candidates' draws (candidateRng) and of the gate.
+  Strategy strategy = Strategy::Random;
   nas::Policy policy = nas::kDefaultPolicy;
   nas::GateParams gate;
   /// With the synflow policy and a value > 0: the tolerance in ln synflow per Conv the
@@ -59,12 +70,15 @@ struct CandidateResult {
   std::string capacity;                  ///< The gate's record (nas::capacityJson), or "".
 };
 
-/// A candidate compiled and timed whole.
+/// A network compiled with the schedule choices its layers measured fastest and timed whole.
 struct Timed {
-  int64_t index = 0; ///< Its CandidateResult::index.
+  int64_t index = 0; ///< Its CandidateResult::index; -1 for the original.
   std::vector<nas::NeuralStep> steps;
+  /// The schedule choices of each Conv node (after the steps) other than the default trace's.
+  std::map<std::string, compiler::TraceChoices> choices;
   double seconds = 0;  ///< Median of one run; 0 when it failed.
-  double estimate = 0; ///< Its estimate from the layers.
+  double estimate = 0; ///< Its estimate from the layers, default trace (CandidateResult's).
+  double tunedEstimate = 0; ///< Its estimate from the layers with `choices`.
   std::string reason;  ///< Why compiling, checking or running it failed; "" otherwise.
 };
 
@@ -75,6 +89,9 @@ struct SearchResult {
   /// The original, default schedule, timed whole: at the start (for the estimates), and again
   /// after the finalists, as they are timed (at least 20 runs and 1 s), when there are any.
   double originalSeconds = 0;
+  /// The original with the same schedule search as the finalists' layers (each Conv workload's
+  /// fastest choices), timed whole with them; its seconds 0 when there are no finalists.
+  Timed tunedOriginal;
   /// The part of every estimate outside the Convs: the original's first whole time minus its
   /// Conv workloads, at least 0.
   double otherSeconds = 0;
@@ -83,11 +100,14 @@ struct SearchResult {
   std::map<std::string, double> originalProxies;
   std::vector<CandidateResult> candidates;
   std::vector<Timed> finalists;
-  std::optional<size_t> best; ///< Index in `finalists`.
+  /// Index in `finalists`: the fastest that beat both the original and the tuned original.
+  std::optional<size_t> best;
   int64_t layersMeasured = 0; ///< Layer shapes measured by this run (not found in the db).
   double wallSeconds = 0;
   /// Wall seconds by phase: "setup" (loading, the gate's original, the original timed),
-  /// "gate" (judging candidates), "layers" (measuring Conv workloads), "finalists".
+  /// "gate" (judging candidates), "layers" (measuring Conv workloads while exploring),
+  /// "schedules" (the schedule choices of the original's and the finalists' workloads),
+  /// "finalists" (timing them and the original whole).
   std::map<std::string, double> phaseSeconds;
 };
 
@@ -104,17 +124,22 @@ struct Progress {
 /// synflow.
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs);
 
-/// The identity of a search: the model file's CRC-32, its seed, policy and target, so that
-/// --resume finds its records and no other's.
+/// The identity of a search: the model file's CRC-32, its seed, strategy, policy, per-layer
+/// tolerance, threads and target, so that --resume finds its records and no other's.
 std::string searchIdentity(const std::string &modelPath, const SearchOptions &options);
 
 /// Runs the search on the model file `modelPath` (ONNX or JSON spec) with records in `db`:
-/// candidate i (0, 1, ...) is drawn by sampleCandidate with candidateRng(seed, i), judged by the
+/// candidate i (0, 1, ...) is drawn with candidateRng(seed, i) by sampleCandidate (Random) or by
+/// proposeCandidate from the candidates before it (Evolution: measured estimates, so it depends
+/// on the timings and is deterministic only on resume, which reads them back), judged by the
 /// gate (nas::CapacityGate, the original measured once), and estimated from its Conv workloads
 /// (convWorkloads; each key measured once per target and version, found in `db` otherwise);
 /// every candidate is recorded in `db` before the next starts. `stop` is polled between
-/// candidates (a signal handler's flag): the search then ends with the candidates so far. The
-/// `finalists` best estimates are then compiled with their steps and timed whole. Throws
+/// candidates (a signal handler's flag): the search then ends with the candidates so far. Then
+/// each Conv workload of the original and of the `finalists` best estimates gets every
+/// distinctChoices schedule choice measured (LayerTimes::tune), and each of those networks is
+/// compiled with its fastest choices and timed whole, the original also with the default
+/// trace. Throws
 /// nasc::Error for an unreadable model and every error of the gate or of measuring the original.
 SearchResult runSearch(const std::string &modelPath, const SearchOptions &options, TuningDb &db,
                        const std::function<void(const Progress &)> &progress,

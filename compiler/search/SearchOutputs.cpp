@@ -7,6 +7,7 @@
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/search/ConvWorkload.h"
+#include "compiler/search/LayerTimes.h"
 #include "compiler/search/ParetoPlot.h"
 #include "ir/export/OnnxExporter.h"
 #include "ir/import/ModelLoader.h"
@@ -45,16 +46,30 @@ void writeText(const fs::path &path, const std::string &text) {
   });
 }
 
+/// The choices of `node`, the default trace's when `choices` has none.
+compiler::TraceChoices choiceOf(const NodeChoices &choices, const std::string &node) {
+  auto it = choices.find(node);
+  return it == choices.end() ? compiler::TraceChoices{} : it->second;
+}
+
+/// {node: "block=8 jam=2"} of `choices`.
+Json choicesJson(const NodeChoices &choices) {
+  Json json = Json::object();
+  for (const auto &[node, chosen] : choices)
+    json[node] = compiler::choicesText(chosen);
+  return json;
+}
+
 /// Whether Conv `name` of a candidate is the original Conv `node` or one of its parts (seq1,
 /// seq2, seq3 name them `<node>_<suffix>`).
 bool partOf(const std::string &name, const std::string &node) {
   return name == node || name.rfind(node + "_", 0) == 0;
 }
 
-/// FLOP, parameters and measured seconds (its workloads' records; 0 when none) of the Convs of
-/// `graph` that are `node` or its parts.
-Json layerCost(const ir::Graph &graph, const std::string &node, const TuningDb &db,
-               const std::string &target) {
+/// FLOP, parameters and measured seconds (its workloads' records with `choices`; 0 when none)
+/// of the Convs of `graph` that are `node` or its parts.
+Json layerCost(const ir::Graph &graph, const std::string &node, const NodeChoices &choices,
+               const TuningDb &db, const std::string &target) {
   double flops = 0;
   int64_t params = 0;
   for (const nas::NodeCost &cost : nas::modelCost(graph).nodes)
@@ -65,7 +80,9 @@ Json layerCost(const ir::Graph &graph, const std::string &node, const TuningDb &
   double seconds = 0;
   for (const ConvWorkload &workload : convWorkloads(graph))
     if (partOf(workload.node, node))
-      if (std::optional<TuningRecord> record = db.best(workload.key, target, nascVersion()))
+      if (std::optional<TuningRecord> record =
+              db.best(workloadRecordKey(workload, choiceOf(choices, workload.node)), target,
+                      nascVersion()))
         seconds += record->seconds;
   return {{"flops", flops}, {"params", params}, {"seconds", seconds}};
 }
@@ -77,17 +94,11 @@ Json stepsJson(const std::vector<nas::NeuralStep> &steps) {
   return list;
 }
 
-/// The candidate graph: `original` (prepared for training) with `steps` applied.
-ir::Graph applySteps(ir::Graph graph, const std::vector<nas::NeuralStep> &steps) {
-  for (const nas::NeuralStep &step : steps)
-    graph = nas::applyNeuralStep(graph, step);
-  return graph;
-}
-
-/// The per-layer rows: each Conv of the original that a step of `best` transforms.
-Json layerRows(const ir::Graph &original, const ir::Graph &transformed,
-               const std::vector<nas::NeuralStep> &steps, const TuningDb &db,
-               const std::string &target) {
+/// The per-layer rows: each Conv of the original that a step of `best` transforms, its latency
+/// before with the tuned original's choices, after with the best's.
+Json layerRows(const ir::Graph &original, const ir::Graph &transformed, const SearchResult &result,
+               const TuningDb &db, const std::string &target) {
+  const std::vector<nas::NeuralStep> &steps = result.finalists[*result.best].steps;
   Json rows = Json::array();
   std::vector<std::string> nodes;
   for (const nas::NeuralStep &step : steps)
@@ -100,8 +111,9 @@ Json layerRows(const ir::Graph &original, const ir::Graph &transformed,
         own.push_back(step);
     rows.push_back({{"node", node},
                     {"steps", stepsJson(own)},
-                    {"before", layerCost(original, node, db, target)},
-                    {"after", layerCost(transformed, node, db, target)}});
+                    {"before", layerCost(original, node, result.tunedOriginal.choices, db, target)},
+                    {"after", layerCost(transformed, node, result.finalists[*result.best].choices,
+                                        db, target)}});
   }
   return rows;
 }
@@ -125,6 +137,7 @@ Json reportJson(const std::string &modelPath, const SearchResult &result,
               {"target", target},
               {"cpu", options.measure.target.cpu},
               {"nasc", nascVersion()},
+              {"strategy", strategyName(options.strategy)},
               {"policy", nas::policyName(options.policy)},
               {"seed", options.seed},
               {"threads", options.measure.threads},
@@ -140,12 +153,19 @@ Json reportJson(const std::string &modelPath, const SearchResult &result,
                {{"seconds", result.originalSeconds},
                 {"flops", result.originalFlops},
                 {"params", result.originalParams},
-                {"proxies", result.originalProxies}}}};
+                {"proxies", result.originalProxies}}},
+              {"tuned_original",
+               {{"seconds", result.tunedOriginal.seconds},
+                {"estimate_seconds", result.tunedOriginal.tunedEstimate},
+                {"choices", choicesJson(result.tunedOriginal.choices)},
+                {"reason", result.tunedOriginal.reason}}}};
   Json finalists = Json::array();
   for (const Timed &f : result.finalists)
     finalists.push_back({{"index", f.index},
                          {"steps", stepsJson(f.steps)},
                          {"estimate_seconds", f.estimate},
+                         {"tuned_estimate_seconds", f.tunedEstimate},
+                         {"choices", choicesJson(f.choices)},
                          {"seconds", f.seconds},
                          {"reason", f.reason}});
   report["finalists"] = finalists;
@@ -157,17 +177,21 @@ Json reportJson(const std::string &modelPath, const SearchResult &result,
   const CandidateResult &candidate = *std::find_if(
       result.candidates.begin(), result.candidates.end(),
       [&](const CandidateResult &c) { return c.index == best.index; });
-  const ir::Graph transformed = applySteps(original, best.steps);
+  const ir::Graph transformed = nas::applyNeuralSteps(original, best.steps);
+  const double tuned = result.tunedOriginal.seconds;
   report["best"] = {{"index", best.index},
                     {"steps", stepsJson(best.steps)},
+                    {"choices", choicesJson(best.choices)},
                     {"seconds", best.seconds},
                     {"estimate_seconds", best.estimate},
+                    {"tuned_estimate_seconds", best.tunedEstimate},
                     {"speedup", result.originalSeconds / best.seconds},
+                    {"speedup_vs_tuned", tuned > 0 ? Json(tuned / best.seconds) : Json(nullptr)},
                     {"flops", candidate.flops},
                     {"params", candidate.params},
                     {"proxies", candidate.proxies},
                     {"capacity", Json::parse(candidate.capacity)}};
-  report["layers"] = layerRows(original, transformed, best.steps, db, target);
+  report["layers"] = layerRows(original, transformed, result, db, target);
   return report;
 }
 
@@ -176,7 +200,7 @@ void writeBest(const fs::path &dir, const std::string &modelPath, const SearchRe
                const SearchOptions &options, const ir::Graph &original,
                const std::string &capacity) {
   const Timed &best = result.finalists[*result.best];
-  ir::Graph architecture = applySteps(original, best.steps);
+  ir::Graph architecture = nas::applyNeuralSteps(original, best.steps);
   nas::initWeights(architecture, options.seed);
   std::string transformations;
   for (const nas::NeuralStep &step : best.steps)
@@ -187,8 +211,8 @@ void writeBest(const fs::path &dir, const std::string &modelPath, const SearchRe
                     {"nasc.transformations", transformations},
                     {"nasc.capacity", capacity}});
   });
-  const compiler::ModelSchedule schedule =
-      nas::neuralSchedule(best.steps, (dir / "schedule.json").string(), capacity);
+  const compiler::ModelSchedule schedule = withChoices(
+      nas::neuralSchedule(best.steps, (dir / "schedule.json").string(), capacity), best.choices);
   writeText(dir / "schedule.json", compiler::scheduleToJson(schedule));
   compiler::CompileOptions compile;
   compile.target = options.measure.target;
@@ -252,7 +276,8 @@ std::string reportMarkdown(const std::string &reportJson) {
   const Json &original = report["original"], &counts = report["candidates"];
   std::string md = "# nasc search: " + report["model"].get<std::string>() + "\n\n" +
                    "CPU " + report["cpu"].get<std::string>() + ", " +
-                   std::to_string(report["threads"].get<int>()) + " thread(s), policy " +
+                   std::to_string(report["threads"].get<int>()) + " thread(s), strategy " +
+                   report["strategy"].get<std::string>() + ", policy " +
                    report["policy"].get<std::string>() + ", seed " +
                    std::to_string(report["seed"].get<uint64_t>()) + ". " +
                    std::to_string(counts["total"].get<int64_t>()) + " candidates in " +
@@ -262,15 +287,20 @@ std::string reportMarkdown(const std::string &reportJson) {
                    " measured, " + std::to_string(counts["refused"].get<int64_t>()) +
                    " refused, " + std::to_string(counts["wrong"].get<int64_t>()) + " wrong, " +
                    std::to_string(counts["failed"].get<int64_t>()) + " failed. Wall time:";
-  for (const char *phase : {"setup", "gate", "layers", "finalists"})
+  for (const char *phase : {"setup", "gate", "layers", "schedules", "finalists"})
     if (report["phase_seconds"].contains(phase))
       md += std::string(" ") + phase + " " +
             number(report["phase_seconds"][phase].get<double>(), "%.0f") + " s,";
   md.back() = '.';
   md += "\n\n";
+  const Json &tuned = report["tuned_original"];
   if (report["best"].is_null())
     return md + "No legal candidate ran faster than the original (" +
-           ms(original["seconds"].get<double>()) + ").\n";
+           ms(original["seconds"].get<double>()) +
+           (tuned["seconds"].get<double>() > 0
+                ? "; " + ms(tuned["seconds"].get<double>()) + " with its own schedule search"
+                : std::string()) +
+           ").\n";
   const Json &best = report["best"];
   md += "| | original | searched | ratio |\n|---|---|---|---|\n";
   auto row = [&](const std::string &name, double before, double after, const char *format) {
@@ -285,7 +315,14 @@ std::string reportMarkdown(const std::string &reportJson) {
   for (const auto &[proxy, value] : best["proxies"].items())
     if (original["proxies"].contains(proxy))
       row(proxy, original["proxies"][proxy].get<double>(), value.get<double>(), "%.4g");
-  md += "\nSpeed-up " + number(best["speedup"].get<double>(), "%.2f") + "x.\n\n" +
+  md += "\nSpeed-up " + number(best["speedup"].get<double>(), "%.2f") + "x over the original " +
+        "with nasc's default schedules" +
+        (best["speedup_vs_tuned"].is_null()
+             ? std::string(".")
+             : ", " + number(best["speedup_vs_tuned"].get<double>(), "%.2f") +
+                   "x over the original with its own schedule search (" +
+                   ms(tuned["seconds"].get<double>()) + ").") +
+        "\n\n" +
         "| layer | steps | MFLOP before | after | latency before | after |\n" +
         "|---|---|---|---|---|---|\n";
   for (const Json &layer : report["layers"]) {

@@ -19,26 +19,11 @@ bool transformable(const ir::Graph &graph, const ir::Node &node) {
   }
 }
 
-/// An index below `count` (> 0) drawn uniformly from `rng`.
-size_t draw(std::mt19937_64 &rng, size_t count) {
-  return static_cast<size_t>(uniform(rng) * static_cast<double>(count));
-}
-
-/// Draws a step for `node` of `candidate.graph` and applies it; false when the Conv offers none
-/// or the rewrite refused it (the reason kept).
+/// Draws a step for `node` of `candidate.graph` and adds it (addStep); false when the Conv offers
+/// none or the rewrite refused it (the reason kept).
 bool drawStep(Candidate &candidate, const std::string &node, std::mt19937_64 &rng) {
   const std::vector<nas::NeuralStep> choices = stepChoices(candidate.graph, node);
-  if (choices.empty())
-    return false;
-  const nas::NeuralStep &step = choices[draw(rng, choices.size())];
-  try {
-    candidate.graph = nas::applyNeuralStep(candidate.graph, step);
-  } catch (const nas::RefusedTransformation &refused) {
-    candidate.refusals.push_back(refused.what());
-    return false;
-  }
-  candidate.steps.push_back(step);
-  return true;
+  return !choices.empty() && addStep(candidate, choices[uniformIndex(rng, choices.size())]);
 }
 
 bool isTransformableConv(const ir::Graph &graph, const std::string &name) {
@@ -68,6 +53,21 @@ std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::stri
 }
 
 double uniform(std::mt19937_64 &rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+size_t uniformIndex(std::mt19937_64 &rng, size_t count) {
+  return static_cast<size_t>(uniform(rng) * static_cast<double>(count));
+}
+
+bool addStep(Candidate &candidate, const nas::NeuralStep &step) {
+  try {
+    candidate.graph = nas::applyNeuralStep(candidate.graph, step);
+  } catch (const nas::RefusedTransformation &refused) {
+    candidate.refusals.push_back(refused.what());
+    return false;
+  }
+  candidate.steps.push_back(step);
+  return true;
+}
 
 Candidate sampleCandidate(const ir::Graph &original, std::mt19937_64 &rng) {
   Candidate candidate{{}, original, {}};

@@ -24,6 +24,9 @@ std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::stri
 /// std::uniform_real_distribution).
 double uniform(std::mt19937_64 &rng);
 
+/// An index below `count` (> 0) drawn uniformly from `rng`: uniform(rng) · count, rounded down.
+size_t uniformIndex(std::mt19937_64 &rng, size_t count);
+
 /// A candidate architecture: the neural steps applied in order, the graph they give, and the
 /// structural refusals (RefusedTransformation messages) of the steps drawn but dropped.
 struct Candidate {
@@ -31,6 +34,11 @@ struct Candidate {
   ir::Graph graph;
   std::vector<std::string> refusals;
 };
+
+/// Applies `step` to candidate.graph and appends it to candidate.steps; when the rewrite refuses
+/// it (nas::RefusedTransformation) nothing changes but the reason appended to candidate.refusals,
+/// and the result is false. Throws the other errors of nas::applyNeuralStep.
+bool addStep(Candidate &candidate, const nas::NeuralStep &step);
 
 /// Draws a candidate from `original` (static shapes, ir::prepareForTraining) with `rng`: a
 /// density ρ uniform in [0, 1); each searchable Conv, in graph order, gets with probability ρ a

@@ -174,8 +174,8 @@ int memberCount(const RegisterTile &tile, size_t i) {
 class TraceBuilder {
 public:
   TraceBuilder(const poly::Scop &scop, const poly::Dependences &deps, const std::string &node,
-               const codegen::VectorUnit &unit)
-      : current_(scop), deps_(deps), unit_(unit) {
+               const codegen::VectorUnit &unit, const TraceChoices &choices)
+      : current_(scop), deps_(deps), unit_(unit), choices_(choices) {
     trace_.node = node;
   }
 
@@ -238,7 +238,7 @@ public:
   /// (outer outputs with the outer parts, reductions, the tile's loops), unroll all of them but
   /// the last (vectorized). Returns false, adding nothing, when the statement does not qualify.
   bool registerTile(const ir::Statement &st) {
-    std::optional<RegisterTile> tile = defaultRegisterTile(st, unit_);
+    std::optional<RegisterTile> tile = defaultRegisterTile(st, unit_, choices_);
     if (!tile)
       return false;
     BandMembers band(st);
@@ -456,6 +456,7 @@ private:
   poly::Scop current_;
   const poly::Dependences &deps_;
   codegen::VectorUnit unit_;
+  TraceChoices choices_;
   KernelSchedule trace_;
   std::map<std::string, BandMembers> tiled_; ///< Register-tiled statements' bands, by name.
 };
@@ -483,10 +484,16 @@ int64_t largestDivisor(int64_t extent, int64_t most) {
   return r;
 }
 
+/// `most`, or choices.unroll when that is smaller and not 0.
+int64_t unrollLimit(int64_t most, const TraceChoices &choices) {
+  return choices.unroll > 0 ? std::min<int64_t>(most, choices.unroll) : most;
+}
+
 /// The tile of a statement whose innermost output dimension `width` is one vector (the k1 of
 /// a block_channels conv), as defaultRegisterTile describes.
 std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
-                                       const codegen::VectorUnit &unit) {
+                                       const codegen::VectorUnit &unit,
+                                       const TraceChoices &choices) {
   std::vector<const ir::Access *> loads;
   collectLoads(st.value, loads);
   auto anyLoad = [&](const std::function<bool(const ir::Access &)> &f) {
@@ -507,10 +514,13 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   auto columns = [&](int64_t jam) {
     const int64_t accumulators =
         std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
-    return largestDivisor(st.extents[*J], accumulators / jam);
+    return largestDivisor(st.extents[*J], unrollLimit(accumulators / jam, choices));
   };
   int64_t bestJam = 1, bestRows = columns(1);
-  if (K && st.extents[*K] % 2 == 0) {
+  if (choices.jam > 0 && (choices.jam == 1 || (K && st.extents[*K] % choices.jam == 0))) {
+    bestJam = choices.jam;
+    bestRows = columns(bestJam);
+  } else if (K && st.extents[*K] % 2 == 0) {
     const int64_t rows = columns(2);
     if (2 * rows >= std::min<int64_t>(bestRows, kMinTileAccumulators)) {
       bestJam = 2;
@@ -543,14 +553,15 @@ int64_t rowTileVectors(const ir::Statement &st, std::optional<size_t> jam, size_
 /// The tile of a rowOfVectors statement, with rows of `jam` if any, as defaultRegisterTile
 /// describes.
 RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, size_t width,
-                           const codegen::VectorUnit &unit) {
+                           const codegen::VectorUnit &unit, const TraceChoices &choices) {
   const int64_t vectors = rowTileVectors(st, jam, width, unit);
   RegisterTile tile;
   if (jam) {
     const int64_t accumulators =
         std::min<int64_t>(kMaxTileAccumulators, unit.registers - vectors - 1);
-    tile.loops.push_back({*jam, static_cast<int>(largestDivisor(st.extents[*jam],
-                                                                accumulators / vectors))});
+    tile.loops.push_back(
+        {*jam, static_cast<int>(largestDivisor(st.extents[*jam],
+                                               unrollLimit(accumulators / vectors, choices)))});
     tile.rowsOutside = true;
   }
   if (vectors > 1)
@@ -573,19 +584,20 @@ int channelBlock(const ir::Program &program, size_t call, const std::string &nam
 } // namespace
 
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
-                                                const codegen::VectorUnit &unit) {
+                                                const codegen::VectorUnit &unit,
+                                                const TraceChoices &choices) {
   if (!st.constraints.empty() || defaultLoopOrder(st) == identityOrder(st.depth()))
     return std::nullopt;
   const size_t width = static_cast<size_t>(defaultLoopOrder(st).back());
   if (!unitStride(st, width))
     return std::nullopt;
   if (st.extents[width] >= kMinChannelBlock && unit.lanes % st.extents[width] == 0)
-    return vectorTile(st, width, unit);
+    return vectorTile(st, width, unit, choices);
   std::optional<size_t> jam = defaultJamDimension(st);
   if (jam && *jam > width)
     return std::nullopt;
   if (rowOfVectors(st, width, unit))
-    return rowVectorTile(st, jam, width, unit);
+    return rowVectorTile(st, jam, width, unit, choices);
   if (!jam)
     return std::nullopt;
   const int64_t rows = st.extents[*jam] % kTileRows == 0 ? kTileRows : 0;
@@ -599,7 +611,8 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
 }
 
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
-                                             const codegen::VectorUnit &unit) {
+                                             const codegen::VectorUnit &unit,
+                                             const TraceChoices &choices) {
   std::vector<ScheduleStep> steps;
   std::vector<std::string> names;
   for (const ir::Statement &st : program.calls.at(call).kernel.statements)
@@ -611,9 +624,11 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
     }
   for (const std::string &name : names) {
     const ir::Statement *st = findStatement(program.calls[call].kernel, name);
-    if (keepsNchwLayout(*st, unit))
+    const bool chosen =
+        choices.block > 0 && blockChannelsRefusal(program, call, name, choices.block).empty();
+    if (!chosen && keepsNchwLayout(*st, unit))
       continue;
-    const int block = channelBlock(program, call, name, unit);
+    const int block = chosen ? choices.block : channelBlock(program, call, name, unit);
     if (block == 0)
       continue;
     const int inputBlock = static_cast<int>(blockChannels(program, call, name, block));
@@ -680,14 +695,14 @@ std::vector<int> defaultLoopOrder(const ir::Statement &st) {
 
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
                             const ir::Kernel &kernel, const std::string &node,
-                            const codegen::VectorUnit &unit) {
-  return defaultSchedule(scop, deps, kernel, node, unit).trace;
+                            const codegen::VectorUnit &unit, const TraceChoices &choices) {
+  return defaultSchedule(scop, deps, kernel, node, unit, choices).trace;
 }
 
 ScheduledTrace defaultSchedule(const poly::Scop &scop, const poly::Dependences &deps,
                                const ir::Kernel &kernel, const std::string &node,
-                               const codegen::VectorUnit &unit) {
-  TraceBuilder builder(scop, deps, node, unit);
+                               const codegen::VectorUnit &unit, const TraceChoices &choices) {
+  TraceBuilder builder(scop, deps, node, unit, choices);
   for (const ir::Statement &st : kernel.statements)
     if (!builder.registerTile(st)) {
       builder.interchangeToDefault(st);

@@ -18,6 +18,43 @@
 
 namespace nasc::compiler {
 
+/// Choices the default trace otherwise makes by itself, made by the caller instead: the schedule
+/// part of nasc search's space (docs/search.md) and the `default_trace` step of a schedule file
+/// (docs/schedules.md). 0 leaves a choice to the default trace; a choice that does not apply to a
+/// statement (a block block_channels refuses, a jam that does not divide the dimension) is the
+/// default trace's own there.
+struct TraceChoices {
+  /// The block_channels block of each convolution, also of those keepsNchwLayout keeps in NCHW.
+  int block = 0;
+  /// Output-channel rows (j) of a one-vector register tile (1 or 2 fit the registers).
+  int jam = 0;
+  /// Most iterations of the register tile's unrolled output loop (its J: r of a one-vector tile,
+  /// the rows of a row-of-vectors one); the largest divisor of the extent up to it is taken.
+  int unroll = 0;
+  bool operator==(const TraceChoices &) const = default;
+};
+
+/// The primitive of a schedule file's step that gives a kernel the default trace with its
+/// arguments as TraceChoices ({"primitive": "default_trace", "block": 4, "jam": 2, "unroll": 8};
+/// arguments left out are 0). Like a neural step it names no statement; it follows the neural
+/// steps of its trace, if any, and is the last step.
+inline constexpr const char *kDefaultTracePrimitive = "default_trace";
+
+/// Whether `trace` leaves its kernel to the default trace: it is not empty and every step is a
+/// neural step or the default_trace step (last, at most one). Throws nasc::Error naming
+/// `source` and the node when a default_trace step is not the last or follows a schedule step.
+bool scheduledByDefault(const KernelSchedule &trace, const std::string &source);
+
+/// The choices of `trace`'s default_trace step, all 0 without one. Throws nasc::Error naming
+/// `source` and the node for a negative choice.
+TraceChoices traceChoices(const KernelSchedule &trace, const std::string &source);
+
+/// The default_trace step making `choices`.
+ScheduleStep defaultTraceStep(const TraceChoices &choices);
+
+/// `choices` as text, "block=4 jam=2 unroll=8" (the choices that are not 0; "" for none).
+std::string choicesText(const TraceChoices &choices);
+
 /// The loop order the default trace gives statement `st`, as an interchange order (new member
 /// i is iterator order[i]): for an Add/Max update with reduction dimensions, the reduction
 /// dimensions (in their order) moved before the innermost non-reduction dimension, e.g.
@@ -121,16 +158,20 @@ inline constexpr int kMinChannelBlock = 4;
 ///    unit.registers − 2 (AVX2 at 112: 14 vectors of 8);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
+/// `choices.jam` and `choices.unroll`, where they apply, replace j and the limit of r.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
-                                                const codegen::VectorUnit &unit);
+                                                const codegen::VectorUnit &unit,
+                                                const TraceChoices &choices = {});
 
 /// Applies the default layout steps to the kernel of program.calls[call] and returns them, in
 /// order: pad_input of each zero-padded convolution statement (compiler/transforms/PadInput.h),
 /// then block_channels (BlockChannels.h) of each convolution (dense, grouped or depthwise) it
 /// applies to but keepsNchwLayout ones, with block the first of the vector's lanes, halved
-/// while at least kMinChannelBlock, that block_channels accepts, and its default input block.
+/// while at least kMinChannelBlock, that block_channels accepts, and its default input block;
+/// `choices.block`, where block_channels accepts it, for every convolution.
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
-                                             const codegen::VectorUnit &unit);
+                                             const codegen::VectorUnit &unit,
+                                             const TraceChoices &choices = {});
 
 /// The default trace of `kernel` (Scop `scop` from poly::buildScop, dependences `deps`),
 /// named `node`, for a machine with `unit`: per statement in order, the defaultRegisterTile when
@@ -148,10 +189,11 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
 /// statement in order parallelize the outermost member of its (possibly shared) band that
 /// carries no dependence and has more than one iteration (poly::outermostParallelMember), if
 /// any.
+/// Register tiles are defaultRegisterTile's with `choices`.
 /// Applying it with applyTrace gives the default schedule.
 KernelSchedule defaultTrace(const poly::Scop &scop, const poly::Dependences &deps,
                             const ir::Kernel &kernel, const std::string &node,
-                            const codegen::VectorUnit &unit);
+                            const codegen::VectorUnit &unit, const TraceChoices &choices = {});
 
 /// A trace and the schedule applyTrace makes of it from the Scop's initial schedule.
 struct ScheduledTrace {
@@ -163,6 +205,6 @@ struct ScheduledTrace {
 /// (so the pipeline does not replay it).
 ScheduledTrace defaultSchedule(const poly::Scop &scop, const poly::Dependences &deps,
                                const ir::Kernel &kernel, const std::string &node,
-                               const codegen::VectorUnit &unit);
+                               const codegen::VectorUnit &unit, const TraceChoices &choices = {});
 
 } // namespace nasc::compiler

@@ -2,6 +2,7 @@
 
 #include "compiler/nas/NeuralRegistry.h"
 #include "compiler/transforms/BlockChannels.h"
+#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/PadInput.h"
@@ -80,6 +81,8 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"pad_input", false, {}, nullptr, applyPadInput},
       {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
        applyBlockChannels},
+      {kDefaultTracePrimitive, false, {{"block", false, 0}, {"jam", false, 0}, {"unroll", false, 0}},
+       nullptr, nullptr, false, true},
   };
 }
 
@@ -111,7 +114,7 @@ isl::schedule applyStep(const poly::Scop &scop, const poly::Dependences &deps,
   const PrimitiveSpec *spec = findPrimitive(step.primitive);
   if (!spec)
     throw Error("unknown schedule primitive '" + step.primitive + "'");
-  if (spec->neural)
+  if (!spec->namesStatements())
     return scop.schedule;
   if (step.statements.empty())
     throw Error(step.primitive + ": no statement given");

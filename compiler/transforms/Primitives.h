@@ -38,6 +38,11 @@ struct PrimitiveSpec {
   isl::schedule (*apply)(const poly::Scop &, const poly::Dependences &, const ScheduleStep &);
   void (*applyLayout)(ir::Program &, size_t call, const ScheduleStep &) = nullptr;
   bool neural = false;
+  /// The default_trace step (compiler/transforms/DefaultSchedule.h, TraceChoices): names no
+  /// statement and changes no schedule itself; the pipeline reads its arguments.
+  bool choices = false;
+  /// Whether a step of this primitive names statements (neither neural nor the choices).
+  bool namesStatements() const { return !neural && !choices; }
 };
 
 /// Every primitive, in the order docs/schedules.md lists them.

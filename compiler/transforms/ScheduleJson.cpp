@@ -21,7 +21,7 @@ Json stepToJson(const ScheduleStep &step) {
   const PrimitiveSpec *spec = findPrimitive(step.primitive);
   if (spec && spec->manyStatements)
     json["statements"] = step.statements;
-  else if (!spec || !spec->neural)
+  else if (!spec || spec->namesStatements())
     json["statement"] = step.statements.empty() ? "" : step.statements[0];
   for (const std::string &name : step.argumentOrder()) {
     const std::vector<int> &values = step.args.at(name);
@@ -46,7 +46,7 @@ public:
       fail("unknown primitive '" + step_.primitive + "' (known: " + knownPrimitives() + ")");
     if (spec_->neural)
       parseCapacity();
-    else
+    else if (spec_->namesStatements())
       parseStatements();
     for (const ArgumentSpec &arg : spec_->arguments)
       parseArgument(arg);
@@ -130,6 +130,7 @@ private:
     for (const auto &[key, value] : json_.items()) {
       bool known = key == "primitive" ||
                    key == (spec_->neural           ? "capacity"
+                           : spec_->choices        ? "primitive"
                            : spec_->manyStatements ? "statements"
                                                    : "statement");
       for (const ArgumentSpec &arg : spec_->arguments)

@@ -315,7 +315,8 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // Tile loops as (iterator, count) of the blocked conv S1 (statement 3, after the pad
   // statements and the bias): dense S1[n, k0, oh, ow, k1, c0, r, s, c1], grouped S1[n, g,
   // k'0, oh, ow, k'1, c'0, r, s, c'1], depthwise S1[n, k0, oh, ow, k1, r, s].
-  auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit, int64_t group = 1) {
+  auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit, int64_t group = 1,
+                   compiler::TraceChoices choices = {}) {
     ir::Program program = lower("blocktile", convNet("blocktile", 64, 4, width, 64, 3,
                                                      R"({"pads": [1, 1, 1, 1], "group": )" +
                                                          std::to_string(group) + "}",
@@ -323,7 +324,7 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
     compiler::padInput(program, 0, "S1");
     compiler::blockChannels(program, 0, "S1", block);
     std::optional<compiler::RegisterTile> tile =
-        compiler::defaultRegisterTile(program.calls[0].kernel.statements[3], unit);
+        compiler::defaultRegisterTile(program.calls[0].kernel.statements[3], unit, choices);
     std::vector<std::pair<size_t, int>> loops;
     for (const compiler::RegisterTile::Loop &loop : tile.value().loops)
       loops.push_back({loop.dim, loop.count});
@@ -343,4 +344,16 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // Depthwise: no broadcast input to share between vectors, so only columns.
   CHECK(tileOf(56, 8, {8, 16}, 64) == Loops{{3, 14}, {4, 8}});
   CHECK(tileOf(56, 16, {16, 32}, 64) == Loops{{3, 14}, {4, 16}});
+
+  // TraceChoices (the search's schedule choices) in place of the default trace's own.
+  // jam 1 on AVX2 at 28 columns: one vector, the largest divisor of 28 up to 14 accumulators.
+  CHECK(tileOf(28, 8, {8, 16}, 1, {0, 1, 0}) == Loops{{3, 14}, {4, 8}});
+  // unroll 4 caps those columns at 4.
+  CHECK(tileOf(28, 8, {8, 16}, 1, {0, 1, 4}) == Loops{{3, 4}, {4, 8}});
+  // unroll 7 alone: j = 2 (2 x 4 = 8 accumulators) still beats one vector of 7.
+  CHECK(tileOf(28, 8, {8, 16}, 1, {0, 0, 7}) == Loops{{1, 2}, {3, 4}, {4, 8}});
+  // jam 2 at 14 columns: 13 registers left over 2 rows hold 6 columns each, 14's divisor 2.
+  CHECK(tileOf(14, 8, {8, 16}, 1, {0, 2, 0}) == Loops{{1, 2}, {3, 2}, {4, 8}});
+  // A depthwise conv has no channel loop to jam: its own tile.
+  CHECK(tileOf(56, 8, {8, 16}, 64, {0, 2, 0}) == Loops{{3, 14}, {4, 8}});
 }

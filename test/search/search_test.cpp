@@ -6,6 +6,8 @@
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/search/ConvWorkload.h"
+#include "compiler/search/LayerTimes.h"
+#include "compiler/search/ScheduleSpace.h"
 #include "compiler/search/Search.h"
 #include "compiler/search/SearchOutputs.h"
 #include "compiler/search/SearchSpace.h"
@@ -53,12 +55,6 @@ std::vector<std::string> texts(const std::vector<nas::NeuralStep> &steps) {
   for (const nas::NeuralStep &step : steps)
     list.push_back(step.toString());
   return list;
-}
-
-ir::Graph applied(ir::Graph graph, const std::vector<nas::NeuralStep> &steps) {
-  for (const nas::NeuralStep &step : steps)
-    graph = nas::applyNeuralStep(graph, step);
-  return graph;
 }
 
 } // namespace
@@ -126,8 +122,8 @@ TEST_CASE("a search records every candidate, estimates it from its layers' recor
     if (c.status != "measured")
       continue;
     ++measured;
-    CHECK(c.estimate == Approx(other + recorded(applied(original, c.steps))).epsilon(1e-12));
-    CHECK(c.flops == nas::modelCost(applied(original, c.steps)).flops);
+    CHECK(c.estimate == Approx(other + recorded(nas::applyNeuralSteps(original, c.steps))).epsilon(1e-12));
+    CHECK(c.flops == nas::modelCost(nas::applyNeuralSteps(original, c.steps)).flops);
   }
   CHECK(measured > 0);
 
@@ -177,7 +173,7 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   // schedule.json replays the steps; model.onnx is the architecture they give.
   ir::Graph replayed = nas::loadForTraining(model);
   nas::applyNeuralSteps(replayed, compiler::readScheduleFile((dir / "schedule.json").string()));
-  const nas::ModelCost expected = nas::modelCost(applied(nas::loadForTraining(model), best.steps));
+  const nas::ModelCost expected = nas::modelCost(nas::applyNeuralSteps(nas::loadForTraining(model), best.steps));
   CHECK(nas::modelCost(replayed).flops == expected.flops);
   const nas::ModelCost written = nas::modelCost(nas::loadForTraining((dir / "model.onnx").string()));
   CHECK(written.flops == expected.flops);
@@ -258,4 +254,92 @@ TEST_CASE("the search's synflow tolerance is per Conv the steps change", "[searc
   options.synflowPerLayer = 0.75;
   options.policy = nas::Policy::JacobCov;
   CHECK(search::gateParamsFor(options, 4).tolerances == nas::GateParams{}.tolerances);
+}
+
+TEST_CASE("a search gives the original and its finalists each layer's fastest schedule choices",
+          "[search][schedule]") {
+  const std::string model = smallModel();
+  const search::SearchOptions options = smallOptions(4);
+  search::TuningDb db(nasc::test::freshPath("search", "search_schedules.db"));
+  const search::SearchResult result = runSmall(model, options, db);
+  REQUIRE_FALSE(result.finalists.empty());
+  CHECK(result.tunedOriginal.reason == "");
+  CHECK(result.tunedOriginal.seconds > 0);
+
+  // Each network's tuned estimate and choices recomputed from the database's records: per Conv
+  // workload the fastest of every choice of the space (the ones not tried have no record).
+  const std::string target = search::targetKey(options.measure.target);
+  auto check = [&](const ir::Graph &graph, const search::Timed &timed) {
+    double seconds = result.otherSeconds;
+    search::NodeChoices fastest;
+    for (const search::ConvWorkload &w : search::convWorkloads(graph)) {
+      double best = 0;
+      for (const compiler::TraceChoices &c :
+           search::traceChoiceSpace(options.measure.target.vector))
+        if (auto r = db.best(search::workloadRecordKey(w, c), target, search::nascVersion()))
+          if (best == 0 || r->seconds < best) {
+            best = r->seconds;
+            if (c == compiler::TraceChoices{})
+              fastest.erase(w.node);
+            else
+              fastest[w.node] = c;
+          }
+      REQUIRE(best > 0);
+      seconds += best;
+    }
+    CHECK(timed.tunedEstimate == Approx(seconds).epsilon(1e-12));
+    CHECK(timed.choices == fastest);
+  };
+  const ir::Graph original = nas::loadForTraining(model);
+  check(original, result.tunedOriginal);
+  for (const search::Timed &f : result.finalists) {
+    INFO("finalist " << f.index);
+    check(nas::applyNeuralSteps(original, f.steps), f);
+    CHECK(f.tunedEstimate <= f.estimate);
+  }
+}
+
+TEST_CASE("an evolution search breeds candidates once warmed up and resumes exactly",
+          "[search][evolution]") {
+  const std::string model = smallModel();
+  search::SearchOptions options = smallOptions(30);
+  options.strategy = search::Strategy::Evolution;
+  options.finalists = 1;
+  search::TuningDb db(nasc::test::freshPath("search", "search_evolution.db"));
+  const search::SearchResult result = runSmall(model, options, db);
+  REQUIRE(result.candidates.size() == 30);
+  CHECK(result.identity.find("strategy evolution") != std::string::npos);
+  const ir::Graph original = nas::loadForTraining(model);
+  int measured = 0, bred = 0;
+  for (const search::CandidateResult &c : result.candidates) {
+    std::mt19937_64 rng = search::candidateRng(options.seed, c.index);
+    const bool random = texts(search::sampleCandidate(original, rng).steps) == texts(c.steps);
+    INFO(c.index << ": " << c.status << ", " << measured << " measured before");
+    if (measured < 16) // EvolutionOptions::warmup: the random draws until then
+      CHECK(random);
+    bred += random ? 0 : 1;
+    measured += c.status == "measured" ? 1 : 0;
+  }
+  CHECK(measured >= 16);
+  CHECK(bred > 0);
+
+  // Stopped after 20 candidates and resumed, with the layers' and the original's records of the
+  // run above (so the same timings): the same 30 candidates.
+  search::TuningDb other(nasc::test::freshPath("search", "search_evolution_resumed.db"));
+  for (const search::TuningRecord &record : db.all())
+    if (record.search != result.identity)
+      other.add(record);
+  search::SearchOptions resume = options;
+  resume.resume = true;
+  int progressed = 0;
+  search::runSearch(model, resume, other, [&](const search::Progress &) { ++progressed; },
+                    [&] { return progressed == 20; });
+  CHECK(other.searchRecords(result.identity).size() == 20);
+  const search::SearchResult resumed = runSmall(model, resume, other);
+  REQUIRE(resumed.candidates.size() == 30);
+  for (size_t i = 0; i < result.candidates.size(); ++i) {
+    INFO(i);
+    CHECK(texts(resumed.candidates[i].steps) == texts(result.candidates[i].steps));
+    CHECK(resumed.candidates[i].estimate == result.candidates[i].estimate);
+  }
 }

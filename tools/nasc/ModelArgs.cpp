@@ -1,5 +1,7 @@
 #include "tools/nasc/ModelArgs.h"
 
+#include "compiler/nas/NeuralTrace.h"
+#include "compiler/search/LayerTimes.h"
 #include "ir/import/ModelLoader.h"
 
 namespace nasc::cli {
@@ -14,6 +16,12 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
                  "docs/schedules.md; "
                  "`nasc inspect MODEL --stage schedule` prints the one in use); kernels it does "
                  "not name get the default schedule")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--db", args.db,
+                 "Tuning database of `nasc search` (docs/search.md): each Conv the schedule "
+                 "leaves to the default trace gets the schedule choices measured fastest for its "
+                 "shape on this target by this nasc version; Convs without records keep the "
+                 "default")
       ->check(CLI::ExistingFile);
 }
 
@@ -38,6 +46,13 @@ compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Targe
     schedule = compiler::readScheduleFile(args.schedule);
   ir::PassTimes times;
   ir::Graph graph = times.time("import", [&] { return ir::loadModel(args.model); });
+  if (!args.db.empty())
+    schedule = times.time("tuning database", [&] {
+      ir::Graph transformed = graph;
+      nas::applyNeuralSteps(transformed, schedule);
+      const search::TuningDb db(args.db, search::TuningDb::Access::ReadOnly);
+      return search::withChoices(schedule, search::tunedChoices(transformed, db, target));
+    });
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector);
   times.add(model.times);
   model.times = times;

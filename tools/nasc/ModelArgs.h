@@ -16,12 +16,14 @@ struct ModelArgs {
   std::string schedule;          ///< Empty: nasc's default schedule for every kernel.
   std::string triple = "native"; ///< --target
   std::string cpu;               ///< --cpu; empty: codegen::defaultCpu() ($NASC_CPU or host)
+  std::string db;                ///< --db: a tuning database whose fastest choices are used
 
   /// codegen::resolveTarget(triple, cpu). Throws nasc::Error for an unknown triple or CPU.
   codegen::Target target() const { return codegen::resolveTarget(triple, cpu); }
 };
 
-/// Registers MODEL (required, an existing .onnx / .json file) and --schedule FILE on `cmd`.
+/// Registers MODEL (required, an existing .onnx / .json file), --schedule FILE and --db FILE on
+/// `cmd`.
 void addModelOptions(CLI::App &cmd, ModelArgs &args);
 
 /// Registers --cpu NAME on `cmd`, and --target TRIPLE if `cross` (verbs that only run code here
@@ -30,7 +32,9 @@ void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross);
 
 /// Loads args.model (ir::loadModel) and lowers it with the schedule file, if any
 /// (compiler::readScheduleFile, compiler::lowerToPolyhedral), default schedules chosen for
-/// `target`'s vector unit. The model's times start with the import. Throws nasc::Error as
+/// `target`'s vector unit; with a tuning database, each Conv (after the schedule's neural steps)
+/// that the schedule leaves to the default trace gets its fastest recorded schedule choices
+/// (search::tunedChoices). The model's times start with the import. Throws nasc::Error as
 /// those do.
 compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target);
 

@@ -28,7 +28,7 @@ struct SearchArgs : GateArgs, ModelArgs {
     GateArgs::threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u,
                                                     static_cast<unsigned>(GateArgs::seeds)));
   }
-  std::string budget = "100c", out, db, strategy = "random";
+  std::string budget = "100c", out, strategy = "random"; // --db: ModelArgs::db
   int threads = 1;
   double childTimeout = 300;
   double perLayer = search::kSynflowPerLayer;
@@ -103,6 +103,8 @@ int runSearchCommand(SearchArgs &args) {
   search::SearchOptions options;
   parseBudget(args.budget, options);
   options.seed = args.seed;
+  options.strategy =
+      args.strategy == "evolution" ? search::Strategy::Evolution : search::Strategy::Random;
   options.policy = nas::parsePolicy(args.policy);
   options.gate = gateParams(args, options.policy);
   options.synflowPerLayer = args.perLayer;
@@ -138,9 +140,10 @@ int runSearchCommand(SearchArgs &args) {
 void addSearchCommand(CLI::App &app) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App *cmd = app.add_subcommand(
-      "search", "Search MODEL's neural transformations (docs/search.md): random candidates, each "
-                "judged by the capacity gate, its Conv layers compiled, checked against the "
-                "reference executor and timed here; the best compiled and timed whole");
+      "search", "Search MODEL's neural and schedule transformations (docs/search.md): "
+                "candidates, each judged by the capacity gate, its Conv layers compiled, "
+                "checked against the reference executor and timed here; the best and the "
+                "original get each layer's fastest schedule choices and are timed whole");
   cmd->add_option("MODEL", args->model, "Model file (.onnx or .json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -156,8 +159,11 @@ void addSearchCommand(CLI::App &app) {
   cmd->add_flag("--resume", args->resume,
                 "Continue the search of the same model, seed, policy, threads and CPU recorded "
                 "in the database: recorded candidates are read back, not drawn again");
-  cmd->add_option("--strategy", args->strategy, "How candidates are drawn: random")
-      ->check(CLI::IsMember({"random"}))
+  cmd->add_option("--strategy", args->strategy,
+                  "How candidates are drawn: random (the paper's; deterministic for a seed and "
+                  "a candidate budget) or evolution (bred from the fastest measured, chosen by "
+                  "an XGBoost cost model fitted on the measurements so far)")
+      ->check(CLI::IsMember({"random", "evolution"}))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads of the timed runs")
       ->check(CLI::PositiveNumber)

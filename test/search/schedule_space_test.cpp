@@ -1,0 +1,121 @@
+// The schedule part of nasc search (compiler/search/ScheduleSpace.h, LayerTimes.h): the choices
+// it tries, that each computes what the reference executor computes, which of them are
+// distinct, and the tuning database's fastest choices applied to a model's Convs.
+#include "compiler/Pipeline.h"
+#include "compiler/search/ConvWorkload.h"
+#include "compiler/search/LayerTimes.h"
+#include "compiler/search/ScheduleSpace.h"
+#include "ir/import/ModelLoader.h"
+#include "test/support/FreshPath.h"
+#include "test/support/ScheduleRun.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+using namespace nasc;
+
+namespace {
+
+/// convReluNet "choices": x [1, 16, 8, 28] -> Conv 3x3 (16 output channels) -> Relu.
+std::string denseNet() { return test::convReluNet("choices", 1, 16, 8, 28, 16, 21); }
+
+/// x [1, 16, 8, 16] -> Conv 3x3, group 2 (16 output channels), pads 1 -> y.
+std::string groupedNet() {
+  return R"({"name": "choices_grouped", "inputs": [{"name": "x", "shape": [1, 16, 8, 16]}],
+  "outputs": ["y"],
+  "nodes": [{"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["y"],
+             "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2}}],
+  "initializers": [{"name": "w", "shape": [16, 8, 3, 3], "init": "he_normal", "seed": 5}]})";
+}
+
+compiler::ModelSchedule choicesSchedule(const compiler::TraceChoices &choices) {
+  return search::withChoices({"test", {}}, {{"conv", choices}});
+}
+
+} // namespace
+
+TEST_CASE("the search's schedule choices: block, jam and unroll, the default first",
+          "[search][schedule]") {
+  const std::vector<compiler::TraceChoices> avx2 = search::traceChoiceSpace({8, 16});
+  REQUIRE(avx2.size() == 9); // no block of 4 lanes: jam {0, 1, 2} x unroll {0, 4, 8}
+  CHECK(avx2.front() == compiler::TraceChoices{});
+  CHECK(avx2.back() == compiler::TraceChoices{0, 2, 8});
+  const std::vector<compiler::TraceChoices> avx512 = search::traceChoiceSpace({16, 32});
+  REQUIRE(avx512.size() == 18); // block {0, 8}
+  CHECK(avx512[9] == compiler::TraceChoices{8, 0, 0});
+}
+
+TEST_CASE("every schedule choice of the search computes the reference executor's output",
+          "[search][schedule]") {
+  for (const auto &[name, json] : {std::pair{"choices", denseNet()},
+                                   std::pair{"choices_grouped", groupedNet()}}) {
+    const std::string path = test::writeModel(name, json).string();
+    for (const codegen::VectorUnit unit : {codegen::VectorUnit{8, 16}, codegen::VectorUnit{16, 32}})
+      for (const compiler::TraceChoices &choices : search::traceChoiceSpace(unit)) {
+        INFO(name << ", lanes " << unit.lanes << ", " << compiler::choicesText(choices));
+        CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
+                                                               choicesSchedule(choices), unit),
+                                   path) <= 1e-5);
+      }
+  }
+}
+
+TEST_CASE("distinct schedule choices compile to distinct schedules, the others to one of them",
+          "[search][schedule]") {
+  const std::string path = test::writeModel("choices", denseNet()).string();
+  const search::ConvWorkload workload = search::convWorkloads(ir::loadModel(path)).at(0);
+  const codegen::VectorUnit unit{8, 16};
+  auto scheduleOf = [&](const compiler::TraceChoices &choices) {
+    return compiler::scheduleToJson(
+        compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), unit).schedule);
+  };
+  std::set<std::string> distinct;
+  const std::vector<compiler::TraceChoices> chosen = search::distinctChoices(workload, unit);
+  CHECK(chosen.front() == compiler::TraceChoices{});
+  for (const compiler::TraceChoices &choices : chosen)
+    CHECK(distinct.insert(scheduleOf(choices)).second);
+  for (const compiler::TraceChoices &choices : search::traceChoiceSpace(unit)) {
+    INFO(compiler::choicesText(choices));
+    CHECK(distinct.count(scheduleOf(choices)) == 1);
+  }
+  CHECK(chosen.size() > 1);
+}
+
+TEST_CASE("nasc compile --db's choices: the fastest record of each Conv's workload",
+          "[search][schedule][db]") {
+  const std::string path = test::writeModel("choices", denseNet()).string();
+  const ir::Graph graph = ir::loadModel(path);
+  const search::ConvWorkload workload = search::convWorkloads(graph).at(0);
+  const codegen::Target target = codegen::resolveTarget();
+  search::TuningDb db(test::freshPath("search", "choices.db"));
+  auto add = [&](const compiler::TraceChoices &choices, double seconds, int64_t index,
+                 const std::string &targetKey) {
+    db.add({search::workloadRecordKey(workload, choices), targetKey, search::nascVersion(),
+            "test", index, "measured", seconds, "{}"});
+  };
+  CHECK(search::tunedChoices(graph, db, target).empty());
+  add({}, 2e-3, 0, search::targetKey(target));
+  add({0, 1, 4}, 1e-3, 1, search::targetKey(target));
+  add({0, 2, 0}, 0.5e-3, 2, "another-target");
+  add({0, 0, 4}, 1.5e-3, 3, search::targetKey(target));
+  const search::NodeChoices choices = search::tunedChoices(graph, db, target);
+  REQUIRE(choices.size() == 1);
+  CHECK(choices.at("conv") == compiler::TraceChoices{0, 1, 4});
+  CHECK(search::workloadRecordKey(workload, {0, 1, 4}) == workload.key + " schedule jam=1 unroll=4");
+
+  // withChoices: appended after neural steps, a new entry for a node without one, and nothing
+  // for a node its schedule already schedules step by step.
+  const compiler::ScheduleStep group{"group", {}, {{"groups", {2}}}};
+  const compiler::ScheduleStep split{"split", {"S1"}, {{"member", {0}}, {"factor", {2}}, {"band", {0}}}};
+  const compiler::ModelSchedule merged = search::withChoices(
+      {"s", {{"a", {group}}, {"b", {split}}}},
+      {{"a", {0, 1, 0}}, {"b", {0, 1, 0}}, {"c", {0, 0, 4}}, {"d", {}}});
+  REQUIRE(merged.kernels.size() == 3);
+  CHECK(merged.kernels[0].steps.size() == 2);
+  CHECK(compiler::traceChoices(merged.kernels[0], "s") == compiler::TraceChoices{0, 1, 0});
+  CHECK(merged.kernels[1].steps.size() == 1);
+  CHECK(merged.kernels[2].node == "c");
+  CHECK(compiler::traceChoices(merged.kernels[2], "s") == compiler::TraceChoices{0, 0, 4});
+}
