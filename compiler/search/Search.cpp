@@ -221,7 +221,7 @@ double startSeconds(const ir::Graph &inference, const SearchOptions &options, Tu
     for (const TuningRecord &record : db.searchRecords(search))
       return record.seconds;
   const double seconds = measureAs(options, inference, {}).seconds;
-  db.add({"network original", targetKey(options.measure.target), nascVersion(), search, 0,
+  db.add({"original", targetKey(options.measure.target), nascVersion(), search, 0,
           "measured", seconds, "{}"});
   return seconds;
 }
