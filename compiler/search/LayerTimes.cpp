@@ -18,7 +18,10 @@ double since(Clock::time_point start) {
 }
 
 nlohmann::json choicesJson(const compiler::TraceChoices &choices) {
-  return {{"block", choices.block}, {"jam", choices.jam}, {"unroll", choices.unroll}};
+  nlohmann::json json = nlohmann::json::object();
+  for (const compiler::TraceChoiceMember &member : compiler::kTraceChoiceMembers)
+    json[member.name] = choices.*member.value;
+  return json;
 }
 
 } // namespace

@@ -41,7 +41,8 @@ std::vector<compiler::TraceChoices> traceChoiceSpace(const codegen::VectorUnit &
   for (int block : blocks)
     for (int jam : {0, 1, 2})
       for (int unroll : {0, 4, 8})
-        space.push_back({block, jam, unroll});
+        for (int order : {0, compiler::kChannelsOutside, compiler::kRowsOutside})
+          space.push_back({block, jam, unroll, order});
   return space;
 }
 

@@ -1,6 +1,6 @@
 // The schedule part of nasc search's space (docs/search.md, "Schedule choices"): per Conv
-// workload, the default trace with other choices of channel block, register-tile jam and unroll
-// (compiler::TraceChoices), the default one first.
+// workload, the default trace with other choices of channel block, register-tile jam, unroll
+// and loop order (compiler::TraceChoices), the default one first.
 #pragma once
 
 #include "codegen/Target.h"
@@ -13,7 +13,8 @@ namespace nasc::search {
 
 /// Every choice the search tries for a workload on a machine with `unit`, the default ({}) first:
 /// block in {0, lanes/2 when that is at least 8 (narrower blocks run at SSE width: 1.7-2x slower
-/// on AVX2, measured on CIFAR ResNet-34's 3x3 convs)} x jam in {0, 1, 2} x unroll in {0, 4, 8}.
+/// on AVX2, measured on CIFAR ResNet-34's 3x3 convs)} x jam in {0, 1, 2} x unroll in {0, 4, 8}
+/// x order in {0, kChannelsOutside, kRowsOutside} (one of the last two is the default's own).
 std::vector<compiler::TraceChoices> traceChoiceSpace(const codegen::VectorUnit &unit);
 
 /// The choices of traceChoiceSpace(unit) that give `workload` different default traces (layout

@@ -11,6 +11,7 @@
 #include "polyhedral/ParallelLoops.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -254,7 +255,7 @@ public:
       if (std::find(inner.begin(), inner.end(), m) == inner.end())
         (isReductionDim(st, m.dim) ? reductions : order).push_back(m);
     if (tile->rowsOutside)
-      moveRowsAfterOuterOutputs(order, tile->loops.front().dim, tile->loops.back().dim);
+      moveRowsAfterOuterOutputs(order, tile->channels, tile->columns);
     order.insert(order.end(), reductions.begin(), reductions.end());
     order.insert(order.end(), inner.begin(), inner.end());
     if (std::optional<ScheduleStep> step = band.interchange(order))
@@ -484,6 +485,47 @@ int64_t largestDivisor(int64_t extent, int64_t most) {
   return r;
 }
 
+/// Elements of the box that `access` touches over the domain of `st`: per index, the span of
+/// its affine expression over the iterators' extents.
+double footprint(const ir::Statement &st, const ir::Access &access) {
+  double elements = 1;
+  for (const ir::AffineExpr &e : access.index) {
+    int64_t span = 1;
+    for (size_t d = 0; d < e.coeffs.size(); ++d)
+      span += std::abs(e.coeffs[d]) * (st.extents[d] - 1);
+    elements *= static_cast<double>(span);
+  }
+  return elements;
+}
+
+/// The rowsOutside a one-vector tile with output-channel iterator K in rows of `jam`, columns
+/// J and vector dimension `width` gets without a choice: whether the input (the loads not
+/// along `width`) streamed once per outer iteration of K moves more elements than the weights
+/// (the loads along `width` that use K) streamed once per iteration of the other outer output
+/// loops they do not use (defaultRegisterTile).
+bool inputStreamedMore(const ir::Statement &st, const std::vector<const ir::Access *> &loads,
+                       size_t K, int64_t jam, size_t J, size_t width) {
+  double input = 0, weights = 0;
+  for (const ir::Access *a : loads)
+    if (!usesIterator(*a, width))
+      input = std::max(input, footprint(st, *a));
+    else if (usesIterator(*a, K))
+      weights = std::max(weights, footprint(st, *a));
+  double rows = 1;
+  for (size_t d = 0; d < width; ++d)
+    if (!isReductionDim(st, d) && d != K && d != J &&
+        std::none_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+          return usesIterator(*a, width) && usesIterator(*a, K) && usesIterator(*a, d);
+        }))
+      rows *= static_cast<double>(st.extents[d]);
+  return input * static_cast<double>(st.extents[K] / jam) > weights * rows;
+}
+
+/// `choice` (TraceChoices::order) as a rowsOutside, `otherwise` when it is 0.
+bool rowsOutsideChoice(int choice, bool otherwise) {
+  return choice == 0 ? otherwise : choice == kRowsOutside;
+}
+
 /// `most`, or choices.unroll when that is smaller and not 0.
 int64_t unrollLimit(int64_t most, const TraceChoices &choices) {
   return choices.unroll > 0 ? std::min<int64_t>(most, choices.unroll) : most;
@@ -532,6 +574,12 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
     tile.loops.push_back({*K, static_cast<int>(bestJam)});
   tile.loops.push_back({*J, static_cast<int>(bestRows)});
   tile.loops.push_back({width, static_cast<int>(st.extents[width])});
+  if (K && st.extents[*K] > bestJam) {
+    tile.rowsOutside = rowsOutsideChoice(
+        choices.order, inputStreamedMore(st, loads, *K, bestJam, *J, width));
+    tile.channels = *K;
+    tile.columns = *J;
+  }
   return tile;
 }
 
@@ -562,7 +610,9 @@ RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, s
     tile.loops.push_back(
         {*jam, static_cast<int>(largestDivisor(st.extents[*jam],
                                                unrollLimit(accumulators / vectors, choices)))});
-    tile.rowsOutside = true;
+    tile.rowsOutside = rowsOutsideChoice(choices.order, true);
+    tile.channels = *jam;
+    tile.columns = width;
   }
   if (vectors > 1)
     tile.loops.push_back({width, static_cast<int>(vectors * unit.lanes)});

@@ -31,12 +31,35 @@ struct TraceChoices {
   /// Most iterations of the register tile's unrolled output loop (its J: r of a one-vector tile,
   /// the rows of a row-of-vectors one); the largest divisor of the extent up to it is taken.
   int unroll = 0;
+  /// The order of a register tile's outer output loops (RegisterTile::rowsOutside):
+  /// kChannelsOutside or kRowsOutside.
+  int order = 0;
   bool operator==(const TraceChoices &) const = default;
 };
 
+/// TraceChoices::order: the output-channel loop outside the output rows, (n, k0, oh, ow0).
+inline constexpr int kChannelsOutside = 1;
+/// TraceChoices::order: the output rows outside the output-channel loop, (n, oh, k0, ow0).
+inline constexpr int kRowsOutside = 2;
+
+/// A member of TraceChoices and its name, the argument of the default_trace step, of
+/// choicesText and of nasc search's report.
+struct TraceChoiceMember {
+  const char *name;
+  int TraceChoices::*value;
+};
+
+/// Every member of TraceChoices, in the order they are written.
+inline constexpr TraceChoiceMember kTraceChoiceMembers[] = {
+    {"block", &TraceChoices::block},
+    {"jam", &TraceChoices::jam},
+    {"unroll", &TraceChoices::unroll},
+    {"order", &TraceChoices::order},
+};
+
 /// The primitive of a schedule file's step that gives a kernel the default trace with its
-/// arguments as TraceChoices ({"primitive": "default_trace", "block": 4, "jam": 2, "unroll": 8};
-/// arguments left out are 0). Like a neural step it names no statement; it follows the neural
+/// arguments as TraceChoices ({"primitive": "default_trace", "block": 4, "jam": 2, "unroll": 8,
+/// "order": 2}; arguments left out are 0). Like a neural step it names no statement; it follows the neural
 /// steps of its trace, if any, and is the last step.
 inline constexpr const char *kDefaultTracePrimitive = "default_trace";
 
@@ -94,10 +117,12 @@ struct RegisterTile {
   /// Outermost first; an iterator may have several loops (a vectorized dimension split into
   /// vectors and lanes), each a split of the one before.
   std::vector<Loop> loops;
-  /// Whether the outer part of the first loop's iterator goes after the other outer output
-  /// loops, just before the outer part of the last loop's (conv in NCHW: (n, oh, k0, ow0)), so
-  /// a row of the streamed operand is reused by every group of rows while in cache.
+  /// Whether the outer part of iterator `channels` goes after the other outer output loops,
+  /// just before the outer part of `columns` ((n, oh, k0, ow0) instead of (n, k0, oh, ow0)), so
+  /// a row of the input operand is reused by every output channel while in cache.
   bool rowsOutside = false;
+  size_t channels = 0; ///< With rowsOutside: the output-channel iterator (k0, or k in NCHW).
+  size_t columns = 0;  ///< With rowsOutside: the output-column iterator (ow).
 };
 
 /// Most vectors along the innermost output dimension of an unblocked register tile (its rows
@@ -148,7 +173,11 @@ inline constexpr int kMinChannelBlock = 4;
 ///    most kMaxTileAccumulators and unit.registers − j − 1 (the accumulators, j weight vectors
 ///    and one broadcast input in registers); j = 2 when its r·j is at least the r of j = 1 or
 ///    kMinTileAccumulators (AVX-512: 2 x 8 for 56 columns, 2 x 7 for 7; AVX2: 2 x 4 for 56 and
-///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md);
+///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md); rowsOutside (K's outer
+///    loop inside the output rows) when the input would be streamed more often than the
+///    weights: F(input) · K / j > F(weights) · R, F an access's footprint (elements of the box
+///    it touches) and R the iterations of the output loops outside the tile that the weights
+///    do not use (oh; ResNeXt-50's 1x1 256 -> 256 at 56x56: 3.2 MB · 16 > 256 KB · 56);
 ///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
 ///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
 ///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most
@@ -158,7 +187,9 @@ inline constexpr int kMinChannelBlock = 4;
 ///    unit.registers − 2 (AVX2 at 112: 14 vectors of 8);
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
-/// `choices.jam` and `choices.unroll`, where they apply, replace j and the limit of r.
+/// `choices.jam` and `choices.unroll`, where they apply, replace j and the limit of r;
+/// `choices.order` (kChannelsOutside, kRowsOutside) replaces rowsOutside where a tile has an
+/// output-channel loop.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
                                                 const codegen::VectorUnit &unit,
                                                 const TraceChoices &choices = {});

@@ -27,28 +27,33 @@ TraceChoices traceChoices(const KernelSchedule &trace, const std::string &source
   auto step = std::find_if(trace.steps.begin(), trace.steps.end(), isChoicesStep);
   if (step == trace.steps.end())
     return {};
-  TraceChoices choices{step->scalar("block"), step->scalar("jam"), step->scalar("unroll")};
-  if (choices.block < 0 || choices.jam < 0 || choices.unroll < 0)
-    throw Error(source + ": node '" + trace.node + "': " + step->toString() +
-                ": a choice must be 0 (the default trace's own) or positive");
+  TraceChoices choices;
+  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+    choices.*member.value = step->scalar(member.name);
+  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+    if (choices.*member.value < 0)
+      throw Error(source + ": node '" + trace.node + "': " + step->toString() +
+                  ": a choice must be 0 (the default trace's own) or positive");
+  if (choices.order > kRowsOutside)
+    throw Error(source + ": node '" + trace.node + "': " + step->toString() + ": order must be 0, " +
+                std::to_string(kChannelsOutside) + " (output channels outside the rows) or " +
+                std::to_string(kRowsOutside) + " (rows outside the output channels)");
   return choices;
 }
 
 ScheduleStep defaultTraceStep(const TraceChoices &choices) {
-  return {kDefaultTracePrimitive,
-          {},
-          {{"block", {choices.block}}, {"jam", {choices.jam}}, {"unroll", {choices.unroll}}}};
+  ScheduleStep step{kDefaultTracePrimitive, {}, {}};
+  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+    step.args[member.name] = {choices.*member.value};
+  return step;
 }
 
 std::string choicesText(const TraceChoices &choices) {
   std::string text;
-  auto add = [&](const char *name, int value) {
-    if (value != 0)
-      text += (text.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(value);
-  };
-  add("block", choices.block);
-  add("jam", choices.jam);
-  add("unroll", choices.unroll);
+  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+    if (choices.*member.value != 0)
+      text += (text.empty() ? "" : " ") + std::string(member.name) + "=" +
+              std::to_string(choices.*member.value);
   return text;
 }
 

@@ -69,6 +69,14 @@ ArgumentSpec scalarArg(const std::string &name) { return {name, false, std::null
 ArgumentSpec listArg(const std::string &name) { return {name, true, std::nullopt}; }
 ArgumentSpec bandArg() { return {"band", false, 0}; }
 
+/// The default_trace step's arguments: every TraceChoices member, 0 when left out.
+std::vector<ArgumentSpec> choiceArgs() {
+  std::vector<ArgumentSpec> args;
+  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+    args.push_back({member.name, false, 0});
+  return args;
+}
+
 std::vector<PrimitiveSpec> makePrimitives() {
   return {
       {"interchange", false, {listArg("order")}, applyInterchange},
@@ -81,8 +89,7 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"pad_input", false, {}, nullptr, applyPadInput},
       {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
        applyBlockChannels},
-      {kDefaultTracePrimitive, false, {{"block", false, 0}, {"jam", false, 0}, {"unroll", false, 0}},
-       nullptr, nullptr, false, true},
+      {kDefaultTracePrimitive, false, choiceArgs(), nullptr, nullptr, false, true},
   };
 }
 

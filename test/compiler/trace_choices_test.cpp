@@ -27,9 +27,10 @@ TEST_CASE("a schedule file's default_trace step names no statement and reads bac
           "unroll": 4}]}})",
       "s.json");
   REQUIRE(schedule.kernels.size() == 1);
-  CHECK(compiler::traceChoices(schedule.kernels[0], "s.json") == compiler::TraceChoices{0, 1, 4});
+  CHECK(compiler::traceChoices(schedule.kernels[0], "s.json") == compiler::TraceChoices{0, 1, 4, 0});
   CHECK(compiler::scheduleToJson(schedule).find(
-            R"({"primitive":"default_trace","block":0,"jam":1,"unroll":4})") != std::string::npos);
+            R"({"primitive":"default_trace","block":0,"jam":1,"unroll":4,"order":0})") !=
+        std::string::npos);
   CHECK_THROWS_WITH(
       compiler::scheduleFromJson(R"({"nasc_schedule": 1, "kernels": {"conv": [{"primitive":
           "default_trace", "statement": "S1"}]}})",
@@ -53,6 +54,9 @@ TEST_CASE("a default_trace step comes last, after neural steps only, with no neg
   CHECK_THROWS_WITH(compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, -1, 0})}},
                                            "s.json"),
                     Catch::Contains("a choice must be 0"));
+  CHECK_THROWS_WITH(compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, 0, 0, 3})}},
+                                           "s.json"),
+                    Catch::Contains("order must be 0, 1 (output channels outside the rows) or 2"));
 }
 
 TEST_CASE("the pipeline gives a kernel with a default_trace step the default trace of its "
@@ -73,4 +77,51 @@ TEST_CASE("the pipeline gives a kernel with a default_trace step the default tra
   CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
                                                          choicesSchedule({0, 1, 4}), avx2),
                              path) <= 1e-5);
+}
+
+namespace {
+
+/// The interchange of the blocked conv S1 (n, k0, oh, ow, k1, c0, r, s, c1) after the AVX2
+/// register tile's splits of k0 by 2 and ow by 4, i.e. of (n, k0o, k0i, oh, owo, owi, k1, c0,
+/// r, s, c1): the outer outputs, the reductions, the tile (k0i, owi, k1); `rowsOutside` puts oh
+/// before k0o.
+std::string tiledInterchange(bool rowsOutside) {
+  return std::string(R"("primitive":"interchange","statement":"S1","order":)") +
+         (rowsOutside ? "[0,3,1,4,7,8,9,10,2,5,6]" : "[0,1,3,4,7,8,9,10,2,5,6]");
+}
+
+/// The schedule text of the model at `path` compiled for AVX2 with `choices` for node "conv".
+std::string avx2Schedule(const std::string &path, const compiler::TraceChoices &choices) {
+  return compiler::scheduleToJson(
+      compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), {8, 16}).schedule);
+}
+
+} // namespace
+
+TEST_CASE("a one-vector register tile puts the output rows outside its output channels when the "
+          "input would be streamed more often than the weights, and order chooses",
+          "[trace-choices]") {
+  // 1x1 conv 64 -> 64 at 28x28 on AVX2, blocked by 8: the input's footprint 8 * 28 * 28 * 8 =
+  // 50176 elements streamed k0 / j = 8 / 2 = 4 times moves more than the weights' 8 * 8 * 8 * 8
+  // = 4096 streamed once per output row (28): rows outside.
+  const std::string pointwise =
+      test::writeModel("order_1x1", test::convReluNet("order_1x1", 1, 64, 28, 28, 64, 31, 1))
+          .string();
+  CHECK(avx2Schedule(pointwise, {}).find(tiledInterchange(true)) != std::string::npos);
+  const compiler::TraceChoices channelsOutside{0, 0, 0, compiler::kChannelsOutside};
+  CHECK(avx2Schedule(pointwise, channelsOutside).find(tiledInterchange(false)) !=
+        std::string::npos);
+  // 3x3 conv 16 -> 32 at 8x28: the padded input's 2 * 10 * 30 * 8 = 4800 elements streamed
+  // 4 / 2 = 2 times move less than the weights' 4 * 2 * 3 * 3 * 8 * 8 = 4608 streamed 8 times.
+  const std::string dense =
+      test::writeModel("order_3x3", test::convReluNet("order_3x3", 1, 16, 8, 28, 32, 33)).string();
+  CHECK(avx2Schedule(dense, {}).find(tiledInterchange(false)) != std::string::npos);
+  const compiler::TraceChoices rowsOutside{0, 0, 0, compiler::kRowsOutside};
+  CHECK(avx2Schedule(dense, rowsOutside).find(tiledInterchange(true)) != std::string::npos);
+  for (const auto &[path, choices] :
+       {std::pair{pointwise, compiler::TraceChoices{}}, std::pair{pointwise, channelsOutside},
+        std::pair{dense, rowsOutside}})
+    CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
+                                                           choicesSchedule(choices), {8, 16}),
+                               path) <= 1e-5);
 }

@@ -36,15 +36,16 @@ compiler::ModelSchedule choicesSchedule(const compiler::TraceChoices &choices) {
 
 } // namespace
 
-TEST_CASE("the search's schedule choices: block, jam and unroll, the default first",
+TEST_CASE("the search's schedule choices: block, jam, unroll and order, the default first",
           "[search][schedule]") {
   const std::vector<compiler::TraceChoices> avx2 = search::traceChoiceSpace({8, 16});
-  REQUIRE(avx2.size() == 9); // no block of 4 lanes: jam {0, 1, 2} x unroll {0, 4, 8}
+  REQUIRE(avx2.size() == 27); // no block of 4 lanes: jam {0, 1, 2} x unroll {0, 4, 8} x order
   CHECK(avx2.front() == compiler::TraceChoices{});
-  CHECK(avx2.back() == compiler::TraceChoices{0, 2, 8});
+  CHECK(avx2[1] == compiler::TraceChoices{0, 0, 0, 1});
+  CHECK(avx2.back() == compiler::TraceChoices{0, 2, 8, 2});
   const std::vector<compiler::TraceChoices> avx512 = search::traceChoiceSpace({16, 32});
-  REQUIRE(avx512.size() == 18); // block {0, 8}
-  CHECK(avx512[9] == compiler::TraceChoices{8, 0, 0});
+  REQUIRE(avx512.size() == 54); // block {0, 8}
+  CHECK(avx512[27] == compiler::TraceChoices{8, 0, 0, 0});
 }
 
 TEST_CASE("every schedule choice of the search computes the reference executor's output",

@@ -67,12 +67,13 @@ using KernelTransform = std::function<std::optional<isl::schedule>(
     const poly::Scop &, const poly::Dependences &, const ir::Kernel &)>;
 
 /// A conv net in nasc's JSON model format named `name`: x [n, c, h, w] -> Conv (`k` output
-/// channels, 3×3 window, padding 1, bias; weights he_normal with seed `seed`, bias with seed
-/// `seed` + 1) -> Relu -> y [n, k, h, w]. Its conv kernel has a statement of depth 7
-/// (n, k, oh, ow, c, r, s) accumulating the products.
+/// channels, `window` x `window` (odd), padding window / 2, bias; weights he_normal with seed
+/// `seed`, bias with seed `seed` + 1) -> Relu -> y [n, k, h, w]. Its conv kernel has a
+/// statement of depth 7 (n, k, oh, ow, c, r, s) accumulating the products.
 inline std::string convReluNet(const std::string &name, int64_t n, int64_t c, int64_t h, int64_t w,
-                               int64_t k, int seed) {
+                               int64_t k, int seed, int64_t window = 3) {
   auto str = [](auto v) { return std::to_string(v); };
+  const std::string r = str(window), p = str(window / 2);
   return R"({
   "name": ")" + name + R"(",
   "inputs": [{"name": "x", "shape": [)" + str(n) + ", " + str(c) + ", " + str(h) + ", " +
@@ -80,12 +81,13 @@ inline std::string convReluNet(const std::string &name, int64_t n, int64_t c, in
   "outputs": ["y"],
   "nodes": [
     {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
-     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+     "attributes": {"kernel_shape": [)" + r + ", " + r + R"(], "pads": [)" + p + ", " + p + ", " +
+         p + ", " + p + R"(]}},
     {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}
   ],
   "initializers": [
-    {"name": "w", "shape": [)" + str(k) + ", " + str(c) + R"(, 3, 3], "init": "he_normal", "seed": )" +
-         str(seed) + R"(},
+    {"name": "w", "shape": [)" + str(k) + ", " + str(c) + ", " + r + ", " + r +
+         R"(], "init": "he_normal", "seed": )" + str(seed) + R"(},
     {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": )" + str(seed + 1) +
          R"(}
   ]

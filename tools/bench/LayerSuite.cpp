@@ -87,6 +87,21 @@ void addResNeXtConvs(std::vector<BenchLayer> &suite) {
   suite.push_back({"rx50_l4", g, conv3x3(1024, 7, 1024, 1, 32), ""});
 }
 
+/// ResNeXt-50 32x4d's 1x1 convs, the bulk of its FLOP: per stage the reduction into the grouped
+/// conv's width and the expansion out of it (stage 2's first reduction still at 56x56), and
+/// stage 2's stride-2 projection.
+void addResNeXtPointwise(std::vector<BenchLayer> &suite) {
+  const auto g = LayerGroup::GroupedDepthwise1x1;
+  suite.push_back({"rx50_pw256_128_56", g, conv1x1(256, 56, 128), ""});
+  suite.push_back({"rx50_pw128_256_56", g, conv1x1(128, 56, 256), ""});
+  suite.push_back({"rx50_pw256_256_56", g, conv1x1(256, 56, 256), ""});
+  suite.push_back({"rx50_proj2_s2", g, conv1x1(256, 56, 512, 2), ""});
+  suite.push_back({"rx50_pw512_256_28", g, conv1x1(512, 28, 256), ""});
+  suite.push_back({"rx50_pw256_512_28", g, conv1x1(256, 28, 512), ""});
+  suite.push_back({"rx50_pw1024_512_14", g, conv1x1(1024, 14, 512), ""});
+  suite.push_back({"rx50_pw2048_1024_7", g, conv1x1(2048, 7, 1024), ""});
+}
+
 /// MobileNetV2's depthwise 3x3 convs (stride 1 and 2) and a sample of its pointwise 1x1 convs
 /// (expansions and projections), named by channels and input size.
 void addMobileNetV2Convs(std::vector<BenchLayer> &suite) {
@@ -136,6 +151,7 @@ std::vector<BenchLayer> layerSuite() {
   addProjections(suite, "r34_224", 56);
   addProjections(suite, "r34_cifar", 32);
   addResNeXtConvs(suite);
+  addResNeXtPointwise(suite);
   addMobileNetV2Convs(suite);
   suite.push_back({"fc_512_1000", LayerGroup::Gemm, {512, 1, 1, 1000, 1, 1, 0, 1, true}, ""});
   addVariants(suite);
