@@ -1,4 +1,5 @@
 #include "compiler/search/TuningDb.h"
+#include "GitRevision.h"
 
 #include "ir/Error.h"
 
@@ -220,7 +221,7 @@ std::string targetKey(const codegen::Target &target) {
 }
 
 const std::string &nascVersion() {
-  static const std::string version = NASC_VERSION;
+  static const std::string version = std::string(NASC_VERSION) + "+" + NASC_GIT_REVISION;
   return version;
 }
 

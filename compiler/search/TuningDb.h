@@ -52,7 +52,10 @@ const std::vector<std::string> &recordStatuses();
 /// equally fast, as far as nasc can tell.
 std::string targetKey(const codegen::Target &target);
 
-/// The version of this nasc, the project version of the root CMakeLists.txt, e.g. "0.1.0".
+/// The version of this nasc: the project version of the root CMakeLists.txt and the git
+/// revision of the tree it was built from (12 hex digits, "-dirty" with uncommitted changes;
+/// "unknown" outside git), e.g. "0.1.0+a8abaf4c0d1e": a commit that changes the code nasc
+/// generates also changes which records a search reuses.
 const std::string &nascVersion();
 
 /// `record` as one line of JSON: {"workload", "target", "version", "search", "index", "status",
