@@ -90,16 +90,24 @@ double LayerTimes::seconds(const ConvWorkload &workload, const compiler::TraceCh
 }
 
 TunedLayer LayerTimes::tune(const ConvWorkload &workload) {
+  const codegen::VectorUnit &unit = options_.measure.target.vector;
   TunedLayer best{{}, seconds(workload)};
-  for (const compiler::TraceChoices &choices :
-       distinctChoices(workload, options_.measure.target.vector))
-    try {
-      const double s = seconds(workload, choices);
-      if (s < best.seconds)
-        best = {choices, s};
-    } catch (const Error &) {
-      // recorded as failed or wrong; the other choices stand
-    }
+  auto tryEach = [&](const std::vector<compiler::TraceChoices> &candidates) {
+    for (const compiler::TraceChoices &choices : distinctChoices(workload, unit, candidates))
+      try {
+        const double s = seconds(workload, choices);
+        if (s < best.seconds)
+          best = {choices, s};
+      } catch (const Error &) {
+        // recorded as failed or wrong; the other choices stand
+      }
+  };
+  std::vector<compiler::TraceChoices> ownOrder;
+  for (const compiler::TraceChoices &choices : traceChoiceSpace(unit))
+    if (choices.order == 0)
+      ownOrder.push_back(choices);
+  tryEach(ownOrder);
+  tryEach(withEachOrder(best.choices));
   return best;
 }
 

@@ -55,9 +55,11 @@ public:
   /// measure() does.
   double seconds(const ConvWorkload &workload, const compiler::TraceChoices &choices = {});
 
-  /// The fastest of `workload`'s distinctChoices (each measured once, as seconds() does); a
-  /// choice that fails or computes a wrong output is skipped (its record says so). Throws as
-  /// seconds() does when the default choice fails.
+  /// The fastest of `workload`'s distinct choices (distinctChoices, each measured once, as
+  /// seconds() does) in two rounds: those of traceChoiceSpace with the default trace's own
+  /// order, then the fastest of them with the other order (a coordinate search: about half the
+  /// measurements of the whole space). A choice that fails or computes a wrong output is
+  /// skipped (its record says so). Throws as seconds() does when the default choice fails.
   TunedLayer tune(const ConvWorkload &workload);
 
   /// Workloads measured by this object (not found in the db).

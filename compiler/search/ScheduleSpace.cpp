@@ -33,6 +33,15 @@ std::string traceSignature(const ConvWorkload &workload, const compiler::TraceCh
 
 } // namespace
 
+std::vector<compiler::TraceChoices> withEachOrder(compiler::TraceChoices choices) {
+  std::vector<compiler::TraceChoices> ordered;
+  for (int order : {0, compiler::kChannelsOutside, compiler::kRowsOutside}) {
+    choices.order = order;
+    ordered.push_back(choices);
+  }
+  return ordered;
+}
+
 std::vector<compiler::TraceChoices> traceChoiceSpace(const codegen::VectorUnit &unit) {
   std::vector<int> blocks{0};
   if (unit.lanes / 2 >= 8)
@@ -41,19 +50,25 @@ std::vector<compiler::TraceChoices> traceChoiceSpace(const codegen::VectorUnit &
   for (int block : blocks)
     for (int jam : {0, 1, 2})
       for (int unroll : {0, 4, 8})
-        for (int order : {0, compiler::kChannelsOutside, compiler::kRowsOutside})
-          space.push_back({block, jam, unroll, order});
+        for (const compiler::TraceChoices &choices : withEachOrder({block, jam, unroll, 0}))
+          space.push_back(choices);
   return space;
+}
+
+std::vector<compiler::TraceChoices>
+distinctChoices(const ConvWorkload &workload, const codegen::VectorUnit &unit,
+                const std::vector<compiler::TraceChoices> &candidates) {
+  std::vector<compiler::TraceChoices> distinct;
+  std::set<std::string> seen;
+  for (const compiler::TraceChoices &choices : candidates)
+    if (seen.insert(traceSignature(workload, choices, unit)).second)
+      distinct.push_back(choices);
+  return distinct;
 }
 
 std::vector<compiler::TraceChoices> distinctChoices(const ConvWorkload &workload,
                                                     const codegen::VectorUnit &unit) {
-  std::vector<compiler::TraceChoices> distinct;
-  std::set<std::string> seen;
-  for (const compiler::TraceChoices &choices : traceChoiceSpace(unit))
-    if (seen.insert(traceSignature(workload, choices, unit)).second)
-      distinct.push_back(choices);
-  return distinct;
+  return distinctChoices(workload, unit, traceChoiceSpace(unit));
 }
 
 } // namespace nasc::search

@@ -17,10 +17,18 @@ namespace nasc::search {
 /// x order in {0, kChannelsOutside, kRowsOutside} (one of the last two is the default's own).
 std::vector<compiler::TraceChoices> traceChoiceSpace(const codegen::VectorUnit &unit);
 
-/// The choices of traceChoiceSpace(unit) that give `workload` different default traces (layout
-/// steps and register tiles), the first of each kind, so no two measure the same code. Throws
+/// The choices of `candidates` that give `workload` different default traces (layout steps and
+/// register tiles), the first of each kind in order, so no two measure the same code. Throws
 /// nasc::Error when the workload does not lower.
+std::vector<compiler::TraceChoices>
+distinctChoices(const ConvWorkload &workload, const codegen::VectorUnit &unit,
+                const std::vector<compiler::TraceChoices> &candidates);
+
+/// distinctChoices of every choice of traceChoiceSpace(unit).
 std::vector<compiler::TraceChoices> distinctChoices(const ConvWorkload &workload,
                                                     const codegen::VectorUnit &unit);
+
+/// `choices` with each TraceChoices::order in {0, kChannelsOutside, kRowsOutside}, in that order.
+std::vector<compiler::TraceChoices> withEachOrder(compiler::TraceChoices choices);
 
 } // namespace nasc::search

@@ -136,8 +136,8 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
 /// (convWorkloads; each key measured once per target and version, found in `db` otherwise);
 /// every candidate is recorded in `db` before the next starts. `stop` is polled between
 /// candidates (a signal handler's flag): the search then ends with the candidates so far. Then
-/// each Conv workload of the original and of the `finalists` best estimates gets every
-/// distinctChoices schedule choice measured (LayerTimes::tune), and each of those networks is
+/// each Conv workload of the original and of the `finalists` best estimates gets its schedule
+/// choices measured (LayerTimes::tune), and each of those networks is
 /// compiled with its fastest choices and timed whole, the original also with the default
 /// trace. Throws
 /// nasc::Error for an unreadable model and every error of the gate or of measuring the original.

@@ -11,7 +11,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace nasc;
@@ -119,4 +121,50 @@ TEST_CASE("nasc compile --db's choices: the fastest record of each Conv's worklo
   CHECK(merged.kernels[1].steps.size() == 1);
   CHECK(merged.kernels[2].node == "c");
   CHECK(compiler::traceChoices(merged.kernels[2], "s") == compiler::TraceChoices{0, 0, 4});
+}
+
+TEST_CASE("LayerTimes::tune measures every distinct choice with the default's own order, then "
+          "the fastest of them with the other order",
+          "[search][schedule][db]") {
+  // x [1, 16, 8, 28] -> Conv 3x3 to 64 channels: 4 or 8 channel blocks, so the order matters.
+  const std::string path =
+      test::writeModel("tune", test::convReluNet("tune", 1, 16, 8, 28, 64, 41)).string();
+  const search::ConvWorkload workload = search::convWorkloads(ir::loadModel(path)).at(0);
+  search::SearchOptions options;
+  options.measure.repeat = 3;
+  options.measure.minSeconds = 0;
+  const codegen::VectorUnit unit = options.measure.target.vector;
+  search::TuningDb db(test::freshPath("search", "tune.db"));
+  search::LayerTimes times(db, "tune", options);
+  const search::TunedLayer tuned = times.tune(workload);
+
+  std::map<std::string, double> recorded; // record key -> seconds
+  for (const search::TuningRecord &record : db.searchRecords("tune#layers"))
+    recorded[record.workload] = record.seconds;
+  std::vector<compiler::TraceChoices> ownOrder;
+  for (const compiler::TraceChoices &choices : search::traceChoiceSpace(unit))
+    if (choices.order == 0)
+      ownOrder.push_back(choices);
+  std::set<std::string> expected;
+  std::optional<std::pair<double, compiler::TraceChoices>> firstRound;
+  for (const compiler::TraceChoices &choices : search::distinctChoices(workload, unit, ownOrder)) {
+    const std::string key = search::workloadRecordKey(workload, choices);
+    REQUIRE(recorded.count(key) == 1);
+    expected.insert(key);
+    if (!firstRound || recorded[key] < firstRound->first)
+      firstRound = {recorded[key], choices};
+  }
+  REQUIRE(firstRound);
+  for (const compiler::TraceChoices &choices :
+       search::distinctChoices(workload, unit, search::withEachOrder(firstRound->second)))
+    expected.insert(search::workloadRecordKey(workload, choices));
+  std::set<std::string> keys;
+  for (const auto &[key, seconds] : recorded)
+    keys.insert(key);
+  CHECK(keys == expected);
+  CHECK(expected.size() < search::distinctChoices(workload, unit).size());
+  auto fastest = std::min_element(recorded.begin(), recorded.end(),
+                                  [](const auto &a, const auto &b) { return a.second < b.second; });
+  CHECK(tuned.seconds == fastest->second);
+  CHECK(search::workloadRecordKey(workload, tuned.choices) == fastest->first);
 }
