@@ -18,16 +18,14 @@ struct GeneratedCode::Impl {
 };
 
 GeneratedCode::GeneratedCode(const ir::Program &program, const std::vector<isl::ast_node> &asts,
-                             const std::string &symbolPrefix, const Target &target,
-                             bool profile)
+                             const std::string &symbolPrefix, const Target &target, bool profile)
     : impl_(std::make_unique<Impl>()) {
   impl_->description = target;
   impl_->target = createTargetMachine(target);
   impl_->module = impl_->times.time("LLVM IR emission", [&] {
     return emitProgram(*impl_->context, program, asts, symbolPrefix, profile);
   });
-  impl_->times.time("LLVM O3",
-                    [&] { optimizeModule(*impl_->module, *impl_->target, target); });
+  impl_->times.time("LLVM O3", [&] { optimizeModule(*impl_->module, *impl_->target, target); });
 }
 
 GeneratedCode::~GeneratedCode() {

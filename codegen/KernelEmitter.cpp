@@ -359,9 +359,9 @@ private:
 llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const isl::ast_node &ast,
                            const std::string &functionName) {
   llvm::LLVMContext &ctx = module.getContext();
-  auto *type = llvm::FunctionType::get(
-      llvm::Type::getVoidTy(ctx), {llvm::PointerType::get(ctx, 0), llvm::Type::getInt32Ty(ctx)},
-      false);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                              {llvm::PointerType::get(ctx, 0), llvm::Type::getInt32Ty(ctx)}, false);
   auto *function =
       llvm::Function::Create(type, llvm::Function::ExternalLinkage, functionName, module);
   if (function->getName() != functionName) {

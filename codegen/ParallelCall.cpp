@@ -52,8 +52,8 @@ std::vector<llvm::Value *> unpackContext(llvm::IRBuilderBase &builder, llvm::Val
                                          size_t count) {
   llvm::StructType *type = contextType(builder.getContext(), count);
   std::vector<llvm::Value *> fields;
-  fields.push_back(builder.CreateLoad(builder.getPtrTy(), builder.CreateStructGEP(type, context, 0),
-                                      "tensors"));
+  fields.push_back(
+      builder.CreateLoad(builder.getPtrTy(), builder.CreateStructGEP(type, context, 0), "tensors"));
   for (size_t i = 0; i < count; ++i) {
     llvm::Value *field = builder.CreateStructGEP(type, context, static_cast<unsigned>(i + 1));
     fields.push_back(builder.CreateLoad(builder.getInt64Ty(), field));

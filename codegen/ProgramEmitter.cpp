@@ -78,11 +78,13 @@ llvm::GlobalVariable *constantBuffer(llvm::Module &module, const ir::Buffer &buf
 /// Builds `<prefix>run`: resolves each buffer to a pointer, then calls the kernels in order.
 class RunEmitter {
 public:
-  RunEmitter(llvm::Module &module, const ir::Program &program, const std::string &prefix, bool profile)
+  RunEmitter(llvm::Module &module, const ir::Program &program, const std::string &prefix,
+             bool profile)
       : module_(module), program_(program), prefix_(prefix), builder_(module.getContext()) {
     if (profile)
       profileHook_ = module.getOrInsertFunction(
-          kProfileSymbol, llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getInt32Ty()}, false));
+          kProfileSymbol,
+          llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getInt32Ty()}, false));
     llvm::Type *ptr = builder_.getPtrTy();
     auto *type = llvm::FunctionType::get(builder_.getVoidTy(),
                                          {ptr, ptr, ptr, builder_.getInt32Ty()}, false);
@@ -101,9 +103,9 @@ public:
       const ir::KernelCall &call = program_.calls[c];
       ir::KernelStructure structure = ir::kernelStructure(call.kernel);
       const KernelFunction &kernel = kernelFunction(call, asts[c], structure);
-      builder_.CreateCall(kernel.function,
-                          {tensorArray(call, argumentsFor(call, structure, kernel)),
-                           run_->getArg(3)});
+      builder_.CreateCall(
+          kernel.function,
+          {tensorArray(call, argumentsFor(call, structure, kernel)), run_->getArg(3)});
       if (profileHook_)
         builder_.CreateCall(profileHook_, {builder_.getInt32(static_cast<uint32_t>(c))});
     }

@@ -97,9 +97,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target &target) {
   if (!t)
     throw Error("codegen: unknown target triple '" + target.triple + "': " + lookupError);
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(t->createTargetMachine(
-      target.triple, target.cpu, target.llvmFeatures, options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      t->createTargetMachine(target.triple, target.cpu, target.llvmFeatures, options,
+                             llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     throw Error("codegen: LLVM could not create a target machine for '" + target.triple + "'");
   return tm;

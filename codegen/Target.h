@@ -1,4 +1,5 @@
-// Target machines (host or cross) for a codegen::Target, the O3 pipeline, object files and IR text for generated modules.
+// Target machines (host or cross) for a codegen::Target, the O3 pipeline, object files and IR text
+// for generated modules.
 #pragma once
 
 #include "codegen/TargetDescription.h"

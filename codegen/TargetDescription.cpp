@@ -20,14 +20,40 @@ namespace {
 
 /// x86 instruction-set extensions that both GCC's and clang's __builtin_cpu_supports name
 /// (LLVM spells them the same way): what an emitted library checks at run time.
-const std::vector<std::string> kCheckableX86Features = {
-    "cmov",       "mmx",        "popcnt",          "sse",         "sse2",
-    "sse3",       "ssse3",      "sse4.1",          "sse4.2",      "avx",
-    "avx2",       "sse4a",      "fma4",            "xop",         "fma",
-    "avx512f",    "bmi",        "bmi2",            "aes",         "pclmul",
-    "avx512vl",   "avx512bw",   "avx512dq",        "avx512cd",    "avx512vbmi",
-    "avx512ifma", "avx512vpopcntdq", "avx512vbmi2", "gfni",       "vpclmulqdq",
-    "avx512vnni", "avx512bitalg", "avx512bf16",    "avx512vp2intersect"};
+const std::vector<std::string> kCheckableX86Features = {"cmov",
+                                                        "mmx",
+                                                        "popcnt",
+                                                        "sse",
+                                                        "sse2",
+                                                        "sse3",
+                                                        "ssse3",
+                                                        "sse4.1",
+                                                        "sse4.2",
+                                                        "avx",
+                                                        "avx2",
+                                                        "sse4a",
+                                                        "fma4",
+                                                        "xop",
+                                                        "fma",
+                                                        "avx512f",
+                                                        "bmi",
+                                                        "bmi2",
+                                                        "aes",
+                                                        "pclmul",
+                                                        "avx512vl",
+                                                        "avx512bw",
+                                                        "avx512dq",
+                                                        "avx512cd",
+                                                        "avx512vbmi",
+                                                        "avx512ifma",
+                                                        "avx512vpopcntdq",
+                                                        "avx512vbmi2",
+                                                        "gfni",
+                                                        "vpclmulqdq",
+                                                        "avx512vnni",
+                                                        "avx512bitalg",
+                                                        "avx512bf16",
+                                                        "avx512vp2intersect"};
 
 /// LLVM's feature string for the host: "+f" for each feature the machine reports, "-f" for each
 /// it lacks (so a CPU model with AVX-512 keeps it off where a VM masks it).
@@ -183,8 +209,8 @@ std::string describeTarget(const Target &target) {
   std::ostringstream os;
   os << "triple: " << target.triple << "\n"
      << "cpu: " << target.cpu << "\n"
-     << "vector unit: " << target.vector.lanes << " x f32 (" << target.vector.bits()
-     << "-bit), " << target.vector.registers << " registers\n"
+     << "vector unit: " << target.vector.lanes << " x f32 (" << target.vector.bits() << "-bit), "
+     << target.vector.registers << " registers\n"
      << "checked when a library is loaded: ";
   std::vector<std::string> checked = runtimeCheckedFeatures(target);
   os << (checked.empty() ? "nothing beyond the baseline" : joined(checked)) << "\n";

@@ -27,8 +27,8 @@ struct Target {
   std::string cpu;                   ///< LLVM CPU name, e.g. "znver3", "x86-64-v3", "generic"
   std::vector<std::string> features; ///< enabled LLVM features, sorted, e.g. "avx2", "fma"
   VectorUnit vector;
-  bool native = false;               ///< triple is this process's (its code can run here)
-  std::string llvmFeatures;          ///< the string given to LLVM (host: "-f" for missing ones)
+  bool native = false;      ///< triple is this process's (its code can run here)
+  std::string llvmFeatures; ///< the string given to LLVM (host: "-f" for missing ones)
 
   /// Whether feature `name` (LLVM's name, e.g. "avx512f") is enabled.
   bool has(const std::string &name) const;

@@ -17,12 +17,15 @@ void checkInputs(const ir::Program &program, const std::vector<ir::Tensor> &inpu
   }
 }
 
-std::unique_ptr<CompiledModel> CompiledModel::compile(ir::Graph graph, const CompileOptions &options) {
+std::unique_ptr<CompiledModel> CompiledModel::compile(ir::Graph graph,
+                                                      const CompileOptions &options) {
   return compile(lowerToPolyhedral(std::move(graph)), options);
 }
 
-std::unique_ptr<CompiledModel> CompiledModel::compile(PolyhedralModel model, const CompileOptions &options) {
-  auto jit = std::make_unique<runtime::JitProgram>(generateCode(model, options), options.symbolPrefix);
+std::unique_ptr<CompiledModel> CompiledModel::compile(PolyhedralModel model,
+                                                      const CompileOptions &options) {
+  auto jit =
+      std::make_unique<runtime::JitProgram>(generateCode(model, options), options.symbolPrefix);
   jit->setThreads(options.threads);
   return std::unique_ptr<CompiledModel>(
       new CompiledModel(std::move(model.graph), std::move(model.program), std::move(jit)));

@@ -20,9 +20,11 @@ class CompiledModel {
 public:
   /// Compiles an inference-ready graph for the host; parallel loops use `options.threads`
   /// threads until setThreads. Throws nasc::Error on failure.
-  static std::unique_ptr<CompiledModel> compile(ir::Graph graph, const CompileOptions &options = {});
+  static std::unique_ptr<CompiledModel> compile(ir::Graph graph,
+                                                const CompileOptions &options = {});
   /// Compiles a model already lowered by lowerToPolyhedral.
-  static std::unique_ptr<CompiledModel> compile(PolyhedralModel model, const CompileOptions &options = {});
+  static std::unique_ptr<CompiledModel> compile(PolyhedralModel model,
+                                                const CompileOptions &options = {});
 
   /// Runs on `inputs` (graph input order, float32, shapes as the program's inputs) and returns
   /// the outputs in graph order. Throws nasc::Error naming the input whose shape is wrong.

@@ -238,12 +238,12 @@ void emitCpuChecks(std::ostringstream &os, const codegen::Target &target) {
   os << "};\n";
 }
 
-void describeTensors(std::ostringstream &os, const ir::Program &program, const std::vector<int> &ids,
-                     const std::string &kind) {
+void describeTensors(std::ostringstream &os, const ir::Program &program,
+                     const std::vector<int> &ids, const std::string &kind) {
   for (size_t i = 0; i < ids.size(); ++i) {
     const ir::Buffer &b = program.buffers[static_cast<size_t>(ids[i])];
-    os << " *   " << kind << " " << i << ": '" << b.name << "' float32 " << ir::shapeToString(b.shape)
-       << "\n";
+    os << " *   " << kind << " " << i << ": '" << b.name << "' float32 "
+       << ir::shapeToString(b.shape) << "\n";
   }
 }
 
@@ -259,7 +259,8 @@ std::string libraryAbiSource(const ir::Program &program, const std::string &pref
      << "#define NUM_INPUTS " << program.inputs.size() << "\n"
      << "#define NUM_OUTPUTS " << program.outputs.size() << "\n"
      << "#define DEFAULT_THREADS " << (defaultThreads > 0 ? defaultThreads : 1) << "\n"
-     << "extern void PREFIX(run)(const float *const *inputs, float *const *outputs, float *workspace,\n"
+     << "extern void PREFIX(run)(const float *const *inputs, float *const *outputs, float "
+        "*workspace,\n"
      << "                        int32_t threads);\n"
      << "extern const int64_t PREFIX(workspace_bytes);\n"
      << kAbiDeclarations;

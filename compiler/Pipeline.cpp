@@ -89,8 +89,7 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   for (size_t c = 0; c < model.program.calls.size(); ++c) {
     traces.push_back(entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
                                      : KernelSchedule{kernelNode(model.program.calls[c]), {}});
-    byDefault.push_back(entries[c] < 0 ||
-                        scheduledByDefault(traces.back(), model.schedule.source));
+    byDefault.push_back(entries[c] < 0 || scheduledByDefault(traces.back(), model.schedule.source));
     choices.push_back(traceChoices(traces.back(), model.schedule.source));
     if (byDefault.back())
       std::erase_if(traces.back().steps, [](const ScheduleStep &step) {
@@ -113,11 +112,10 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
     const ir::KernelCall &call = model.program.calls[c];
     poly::Scop scop =
         times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
-    auto [same, first] = byDefault[c]
-                             ? defaults.try_emplace(ir::kernelStructure(call.kernel).key + "\n" +
-                                                        choicesText(choices[c]),
-                                                    DefaultScheduled{c, {}, {}})
-                             : std::make_pair(defaults.end(), true);
+    auto [same, first] = byDefault[c] ? defaults.try_emplace(ir::kernelStructure(call.kernel).key +
+                                                                 "\n" + choicesText(choices[c]),
+                                                             DefaultScheduled{c, {}, {}})
+                                      : std::make_pair(defaults.end(), true);
     if (!first) {
       reuseDefaultSchedule(model, same->second, scop, trace);
       continue;

@@ -65,8 +65,9 @@ struct PolyhedralModel {
 /// dependences, default trace, schedule and AST object (and so, in codegen, one function).
 /// Throws nasc::Error for unsupported ops or shapes, and for a schedule entry that names no
 /// kernel or the same kernel as another entry; StaleScheduleStep for a step that does not apply.
-PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},
-                                  const codegen::VectorUnit &unit = codegen::resolveTarget().vector);
+PolyhedralModel
+lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},
+                  const codegen::VectorUnit &unit = codegen::resolveTarget().vector);
 
 /// Emits and optimizes the code of a lowered model.
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options);

@@ -65,8 +65,7 @@ struct TempDir {
 
 ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
                                 const std::string &soPath, const std::string &headerPath) {
-  const std::string cc = linkCompiler(
-      options.target.native ? "native" : options.target.triple);
+  const std::string cc = linkCompiler(options.target.native ? "native" : options.target.triple);
   TempDir tmp;
   fs::path object = tmp.path / "model.o";
   fs::path abi = tmp.path / "abi.c";
@@ -74,11 +73,12 @@ ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptio
   codegen::GeneratedCode code = generateCode(model, options);
   code.writeObject(object.string());
   ir::PassTimes times = code.times();
-  writeText(abi, libraryAbiSource(model.program, options.symbolPrefix, options.target, options.threads));
+  writeText(abi,
+            libraryAbiSource(model.program, options.symbolPrefix, options.target, options.threads));
   writeText(exports, "{ global: nasc_model_*; local: *; };\n");
   times.time("link", [&] {
-    runCommand({cc, "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o", soPath,
-                abi.string(), object.string(), "-Wl,--version-script=" + exports.string(), "-lm"});
+    runCommand({cc, "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o", soPath, abi.string(),
+                object.string(), "-Wl,--version-script=" + exports.string(), "-lm"});
   });
   if (!headerPath.empty())
     writeText(headerPath, libraryAbiHeader(model.program, options.target));

@@ -16,6 +16,6 @@ namespace nasc::compiler {
 /// object file, link). Throws nasc::Error naming the failing step (object emission, a missing
 /// cross compiler, the compiler command and its exit status, or an unwritable path).
 ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
-                       const std::string &soPath, const std::string &headerPath);
+                                const std::string &soPath, const std::string &headerPath);
 
 } // namespace nasc::compiler

@@ -102,13 +102,20 @@ std::string accessToString(const Access &a, const std::vector<std::string> &iter
 
 const char *opName(Expr::Op op) {
   switch (op) {
-  case Expr::Op::Add: return " + ";
-  case Expr::Op::Sub: return " - ";
-  case Expr::Op::Mul: return " * ";
-  case Expr::Op::Div: return " / ";
-  case Expr::Op::Max: return "max";
-  case Expr::Op::Min: return "min";
-  default: return "?";
+  case Expr::Op::Add:
+    return " + ";
+  case Expr::Op::Sub:
+    return " - ";
+  case Expr::Op::Mul:
+    return " * ";
+  case Expr::Op::Div:
+    return " / ";
+  case Expr::Op::Max:
+    return "max";
+  case Expr::Op::Min:
+    return "min";
+  default:
+    return "?";
   }
 }
 

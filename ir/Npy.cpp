@@ -37,7 +37,8 @@ NpyHeader parseHeader(const std::string &path, const std::string &text) {
   return h;
 }
 
-template <typename T> std::vector<T> readValues(std::istream &in, int64_t n, const std::string &path) {
+template <typename T>
+std::vector<T> readValues(std::istream &in, int64_t n, const std::string &path) {
   std::vector<T> values(static_cast<size_t>(n));
   in.read(reinterpret_cast<char *>(values.data()), static_cast<std::streamsize>(n * sizeof(T)));
   if (in.gcount() != static_cast<std::streamsize>(n * sizeof(T)))

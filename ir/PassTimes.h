@@ -35,8 +35,8 @@ private:
     Stopwatch(PassTimes &times, const std::string &phase)
         : times_(times), phase_(phase), start_(std::chrono::steady_clock::now()) {}
     ~Stopwatch() {
-      times_.add(phase_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-                             .count());
+      times_.add(phase_,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
     }
     Stopwatch(const Stopwatch &) = delete;
     Stopwatch &operator=(const Stopwatch &) = delete;

@@ -87,8 +87,7 @@ isl::union_map carriedAtMember(const Dependences &deps, const isl::schedule_node
   return pairs.subtract(equalAt(pairs, memberFunction(band, member))).coalesce();
 }
 
-bool isParallel(const Scop &, const Dependences &deps, const isl::schedule_node &band,
-                int member) {
+bool isParallel(const Scop &, const Dependences &deps, const isl::schedule_node &band, int member) {
   return carriedAtMember(deps, band, member).is_empty();
 }
 

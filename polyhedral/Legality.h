@@ -35,8 +35,7 @@ isl::union_map reversedAtMember(const Dependences &deps, const isl::schedule_nod
 /// dependences each carried outside the loop may still join two instances the loop separates).
 /// Empty iff the member is parallel, as Polly's Dependences::isParallel.
 /// Throws nasc::Error if `band` is not a band node or `member` is out of range.
-isl::union_map carriedAtMember(const Dependences &deps, const isl::schedule_node &band,
-                               int member);
+isl::union_map carriedAtMember(const Dependences &deps, const isl::schedule_node &band, int member);
 
 /// Whether band member `member` of `band` carries nothing: carriedAtMember is empty.
 /// Reductions count (running a reduction loop in parallel would need privatisation).

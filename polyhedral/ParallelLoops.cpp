@@ -14,9 +14,8 @@ bool isDegenerate(const isl::schedule_node_band &band, int member) {
   for (int m = 0; m < member; ++m)
     outer = isl::manage(isl_union_map_flat_range_product(
         outer.release(), isl_union_map_from_union_pw_aff(partial.at(m).release())));
-  isl::union_map value =
-      isl::manage(isl_union_map_from_union_pw_aff(partial.at(member).release()))
-          .intersect_domain(domain);
+  isl::union_map value = isl::manage(isl_union_map_from_union_pw_aff(partial.at(member).release()))
+                             .intersect_domain(domain);
   return outer.reverse().apply_range(value).is_single_valued();
 }
 

@@ -103,7 +103,8 @@ Scop buildScop(isl::ctx ctx, const ir::Kernel &kernel) {
     std::vector<const ir::Access *> loads;
     collectLoads(st.value, loads);
     for (const ir::Access *load : loads)
-      scop.reads = scop.reads.unite(isl::union_map(accessRelation(space, domain, kernel, st, *load)));
+      scop.reads =
+          scop.reads.unite(isl::union_map(accessRelation(space, domain, kernel, st, *load)));
     isl::schedule s = statementSchedule(space, domain);
     scop.schedule = scop.schedule.is_null() ? s : sequence(scop.schedule, s);
   }

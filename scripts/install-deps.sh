@@ -5,8 +5,9 @@
 #          for `nasc search`'s pareto.svg, XGBoost for its cost model
 #   bench: build + oneDNN (libdnnl-dev) for tools/bench/layer_bench, the per-layer benchmark
 #   test:  bench + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, the
-#          AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md); the
-#          test suite includes a smoke run of layer_bench
+#          AArch64 cross toolchain with qemu-user (the AArch64 tests, docs/targets.md),
+#          clang-format-19 (the style check, scripts/check-format.sh); the test suite includes
+#          a smoke run of layer_bench
 set -euo pipefail
 profile=${1:-build}
 
@@ -21,6 +22,7 @@ test_pkgs=(
   python3-torch python3-torchvision python3-onnx python3-numpy
   libonnx-testdata dataset-fashion-mnist
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  clang-format-19
 )
 
 case "$profile" in

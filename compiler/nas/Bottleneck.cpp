@@ -118,8 +118,7 @@ struct Bottleneck {
       if (gemm.op_type != "Gemm" || gemm.inputs.at(0) != flat || gemm.getInt("transA", 0) != 0)
         refuse(gemm, "reads the flattened narrowed value '" + flat + "'; only a Gemm (transA 0) " +
                          "can follow it");
-      gatherInitializer(graph, ownInitializer(gemm, 1), gemm.getInt("transB", 0) ? 1 : 0,
-                        features);
+      gatherInitializer(graph, ownInitializer(gemm, 1), gemm.getInt("transB", 0) ? 1 : 0, features);
     }
   }
 };
@@ -132,11 +131,11 @@ void bottleneck(ir::Graph &graph, const std::string &node, int64_t B) {
   const ir::Node conv = graph.nodes[layer.node];
   const int64_t perGroup = layer.K / layer.group;
   if (perGroup % B != 0)
-    throw RefusedTransformation(refusal(
-        graph, conv, transform,
-        "B = " + std::to_string(B) + " does not divide the " + std::to_string(perGroup) +
-            " output channels per group (K = " + std::to_string(layer.K) +
-            ", attribute 'group' = " + std::to_string(layer.group) + ")"));
+    throw RefusedTransformation(
+        refusal(graph, conv, transform,
+                "B = " + std::to_string(B) + " does not divide the " + std::to_string(perGroup) +
+                    " output channels per group (K = " + std::to_string(layer.K) +
+                    ", attribute 'group' = " + std::to_string(layer.group) + ")"));
   std::vector<int64_t> keep;
   for (int64_t g = 0; g < layer.group; ++g)
     for (int64_t j = 0; j < perGroup / B; ++j)

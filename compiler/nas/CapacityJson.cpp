@@ -8,9 +8,7 @@ namespace nasc::nas {
 
 namespace {
 
-double jsonNumber(double value) {
-  return std::isinf(value) ? std::copysign(1e308, value) : value;
-}
+double jsonNumber(double value) { return std::isinf(value) ? std::copysign(1e308, value) : value; }
 
 } // namespace
 

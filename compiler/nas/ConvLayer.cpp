@@ -14,11 +14,12 @@ std::string ownInitializer(const ir::Graph &graph, const ir::Node &node, size_t 
   const std::string &name = node.inputs[input];
   if (!graph.isInitializer(name))
     throw Error(refusal(graph, node, transform,
-                        "input '" + name + "' is not an initializer (weights computed at run "
-                                           "time cannot be reshaped)"));
+                        "input '" + name +
+                            "' is not an initializer (weights computed at run "
+                            "time cannot be reshaped)"));
   if (graph.consumersOf(name).size() != 1)
-    throw Error(refusal(graph, node, transform,
-                        "initializer '" + name + "' is shared with other nodes"));
+    throw Error(
+        refusal(graph, node, transform, "initializer '" + name + "' is shared with other nodes"));
   return name;
 }
 
@@ -63,8 +64,8 @@ std::vector<int64_t> outputExtents(const ir::Graph &graph, const ConvLayer &conv
 }
 
 const std::set<std::string> &elementwiseOps() {
-  static const std::set<std::string> ops{"Relu",     "Clip",     "LeakyRelu", "Sigmoid",
-                                         "Tanh",     "Identity", "Dropout"};
+  static const std::set<std::string> ops{"Relu", "Clip",     "LeakyRelu", "Sigmoid",
+                                         "Tanh", "Identity", "Dropout"};
   return ops;
 }
 
@@ -101,8 +102,8 @@ ir::Node convPart(ir::Graph &graph, const ir::Node &conv, const std::string &suf
 void replaceByConcat(ir::Graph &graph, size_t index, std::vector<ir::Node> nodes,
                      const std::vector<std::string> &partOutputs, int64_t axis) {
   const ir::Node &conv = graph.nodes.at(index);
-  ir::Node concat{ir::freshName(graph, conv.name + "_concat"), "Concat", partOutputs,
-                  conv.outputs, {}};
+  ir::Node concat{
+      ir::freshName(graph, conv.name + "_concat"), "Concat", partOutputs, conv.outputs, {}};
   concat.attributes["axis"] = axis;
   nodes.push_back(std::move(concat));
   const auto at = graph.nodes.begin() + static_cast<std::ptrdiff_t>(index);
@@ -110,8 +111,6 @@ void replaceByConcat(ir::Graph &graph, size_t index, std::vector<ir::Node> nodes
   ir::removeUnusedInitializers(graph);
 }
 
-int64_t perOutputChannel(const ir::Shape &shape) {
-  return ir::numElements(shape) / shape.at(0);
-}
+int64_t perOutputChannel(const ir::Shape &shape) { return ir::numElements(shape) / shape.at(0); }
 
 } // namespace nasc::nas

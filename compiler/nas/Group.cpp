@@ -34,11 +34,11 @@ void regroup(ir::Graph &graph, const ConvLayer &layer, int64_t newGroup,
              const std::string &transform) {
   ir::Node &node = graph.nodes[layer.node];
   if (layer.C % newGroup != 0 || layer.K % newGroup != 0)
-    throw RefusedTransformation(refusal(
-        graph, node, transform,
-        "attribute 'group' would become " + std::to_string(newGroup) + ", which does not divide " +
-            "the input channels C = " + std::to_string(layer.C) + " and output channels K = " +
-            std::to_string(layer.K)));
+    throw RefusedTransformation(refusal(graph, node, transform,
+                                        "attribute 'group' would become " +
+                                            std::to_string(newGroup) + ", which does not divide " +
+                                            "the input channels C = " + std::to_string(layer.C) +
+                                            " and output channels K = " + std::to_string(layer.K)));
   ir::Tensor &w = graph.initializers.at(layer.weight);
   w = diagonalBlocks(w, layer, newGroup);
   graph.values[layer.weight].shape = w.shape;
@@ -56,10 +56,10 @@ void group(ir::Graph &graph, const std::string &node, int64_t G) {
 void depthwise(ir::Graph &graph, const std::string &node) {
   const ConvLayer layer = convLayer(graph, node, "depthwise");
   if (layer.K % layer.C != 0)
-    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], "depthwise",
-                                        "output channels K = " + std::to_string(layer.K) +
-                                            " are not a multiple of the input channels C = " +
-                                            std::to_string(layer.C)));
+    throw RefusedTransformation(
+        refusal(graph, graph.nodes[layer.node], "depthwise",
+                "output channels K = " + std::to_string(layer.K) +
+                    " are not a multiple of the input channels C = " + std::to_string(layer.C)));
   regroup(graph, layer, layer.C, "depthwise");
 }
 

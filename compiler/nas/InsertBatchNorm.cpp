@@ -20,7 +20,8 @@ bool feedsBatchNorm(const ir::Graph &graph, const std::string &value) {
 /// The channels of `value`, the output of `conv`'s layer: its shape's dim 1 when known (the
 /// Concat of a seq layer), else W's dim 0.
 int64_t outputChannels(const ir::Graph &graph, const ir::Node &conv, const std::string &value) {
-  if (auto info = graph.values.find(value); info != graph.values.end() && info->second.shape.size() > 1)
+  if (auto info = graph.values.find(value);
+      info != graph.values.end() && info->second.shape.size() > 1)
     return info->second.shape[1];
   auto weight = graph.initializers.find(conv.inputs.at(1));
   if (weight == graph.initializers.end() || weight->second.shape.size() < 3)

@@ -10,10 +10,11 @@ namespace nasc::nas {
 /// of a seq1 / seq2 / seq3 layer, so one BN normalises the whole layer) no BatchNormalization
 /// reads (models exported for inference have BN folded into their convs). The producer keeps
 /// its output value name; the new node "<producer>_bn" writes "<output>_bn" and every former
-/// reader of the output (nodes and graph outputs) reads that instead. Run in training mode (runtime/reference/Training.h) the new BN normalises with
-/// batch statistics; its running-statistics inputs only make the node valid ONNX. Returns the
-/// number of nodes inserted. Throws nasc::Error naming the node when a Conv's weight W is not an
-/// initializer of rank >= 3 (its output channel count is W's first dim).
+/// reader of the output (nodes and graph outputs) reads that instead. Run in training mode
+/// (runtime/reference/Training.h) the new BN normalises with batch statistics; its
+/// running-statistics inputs only make the node valid ONNX. Returns the number of nodes inserted.
+/// Throws nasc::Error naming the node when a Conv's weight W is not an initializer of rank >= 3
+/// (its output channel count is W's first dim).
 int insertBatchNorm(ir::Graph &graph);
 
 } // namespace nasc::nas

@@ -28,10 +28,10 @@ struct NeuralTransform {
   /// How many integers the list parameter takes, and how a step writes them ("G1,...,Gp").
   size_t listMin = 0, listMax = 0;
   std::string listUsage;
-  std::string summary;          ///< What it computes, one sentence for the docs table.
-  std::string flops;            ///< Its effect on the Conv's FLOP, e.g. "÷ G".
-  std::string params;           ///< Its effect on the parameters, e.g. "W ÷ G".
-  std::string refusedWhen;      ///< The structural refusals of `rewrite`, for the docs table.
+  std::string summary;     ///< What it computes, one sentence for the docs table.
+  std::string flops;       ///< Its effect on the Conv's FLOP, e.g. "÷ G".
+  std::string params;      ///< Its effect on the parameters, e.g. "W ÷ G".
+  std::string refusedWhen; ///< The structural refusals of `rewrite`, for the docs table.
   /// Arguments of a step it accepts on the first Conv of x (1, 8, 8, 8) -> Conv 8 -> 8, 3x3,
   /// pad 1 -> Relu -> Conv 8 -> 8, 3x3, pad 1 (the registry's test applies it).
   std::vector<int64_t> example;
@@ -39,8 +39,8 @@ struct NeuralTransform {
   /// values its arithmetic conditions allow (divisors of the channels, factors that divide the
   /// output extents), a few per parameter; empty when none applies. Structural refusals that
   /// depend on the consumers (bottleneck's) are still `rewrite`'s to raise.
-  std::vector<std::vector<int64_t>> (*choices)(const ir::Graph &graph, const ConvLayer &conv) =
-      nullptr;
+  std::vector<std::vector<int64_t>> (*choices)(const ir::Graph &graph,
+                                               const ConvLayer &conv) = nullptr;
   /// Applies `step` (its argument count already checked) to `graph`; shapes are inferred again
   /// by applyNeuralStep. Throws RefusedTransformation for a structural refusal, before changing
   /// anything, and nasc::Error when the node is not a Conv with initializer weights.

@@ -19,8 +19,7 @@ std::vector<int64_t> parseArguments(const std::string &list, const std::string &
   while (std::getline(items, item, ',')) {
     std::smatch match;
     if (!std::regex_match(item, match, number))
-      throw Error("--apply '" + text + "': argument '" + item +
-                  "' is not a positive integer");
+      throw Error("--apply '" + text + "': argument '" + item + "' is not a positive integer");
     args.push_back(std::stoll(match[1].str()));
   }
   return args;

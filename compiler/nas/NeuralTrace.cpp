@@ -42,8 +42,9 @@ compiler::ModelSchedule neuralSchedule(const std::vector<NeuralStep> &steps,
                                        const std::string &source, const std::string &capacity) {
   compiler::ModelSchedule schedule{source, {}};
   for (const NeuralStep &step : steps) {
-    auto entry = std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
-                              [&](const compiler::KernelSchedule &k) { return k.node == step.node; });
+    auto entry =
+        std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
+                     [&](const compiler::KernelSchedule &k) { return k.node == step.node; });
     if (entry == schedule.kernels.end())
       entry = schedule.kernels.insert(schedule.kernels.end(), {step.node, {}});
     entry->steps.push_back(toScheduleStep(step));

@@ -57,12 +57,13 @@ void splitOutputs(ir::Graph &graph, const ConvLayer &layer, const std::vector<Pa
   }
 }
 
-ConvLayer denseLayer(const ir::Graph &graph, const std::string &node, const std::string &transform) {
+ConvLayer denseLayer(const ir::Graph &graph, const std::string &node,
+                     const std::string &transform) {
   const ConvLayer layer = convLayer(graph, node, transform);
   if (layer.group != 1)
-    throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], transform,
-                                        "the Conv is already grouped (attribute 'group' = " +
-                                            std::to_string(layer.group) + ")"));
+    throw RefusedTransformation(refusal(
+        graph, graph.nodes[layer.node], transform,
+        "the Conv is already grouped (attribute 'group' = " + std::to_string(layer.group) + ")"));
   return layer;
 }
 
@@ -91,8 +92,7 @@ void seq2(ir::Graph &graph, const std::string &node, int64_t u, int64_t G) {
   if (u >= layer.K)
     throw RefusedTransformation(refusal(graph, graph.nodes[layer.node], transform,
                                         "u = " + std::to_string(u) + " leaves none of the K = " +
-                                            std::to_string(layer.K) +
-                                            " output channels to group"));
+                                            std::to_string(layer.K) + " output channels to group"));
   splitOutputs(graph, layer, {{0, u, 1}, {u, layer.K - u, G}});
 }
 

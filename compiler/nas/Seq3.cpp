@@ -46,13 +46,13 @@ std::string sliceRows(ir::Graph &graph, std::vector<ir::Node> &nodes, const std:
     return x;
   const std::string out = ir::freshName(graph, x + "_" + name);
   graph.values[out] = {};
-  nodes.push_back({ir::freshName(graph, name + "_rows"),
-                   "Slice",
-                   {x, int64Constant(graph, name + "_starts", strip.lo),
-                    int64Constant(graph, name + "_ends", strip.hi),
-                    int64Constant(graph, name + "_axes", 2)},
-                   {out},
-                   {}});
+  nodes.push_back(
+      {ir::freshName(graph, name + "_rows"),
+       "Slice",
+       {x, int64Constant(graph, name + "_starts", strip.lo),
+        int64Constant(graph, name + "_ends", strip.hi), int64Constant(graph, name + "_axes", 2)},
+       {out},
+       {}});
   return out;
 }
 

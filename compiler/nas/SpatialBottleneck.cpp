@@ -53,8 +53,8 @@ void insertExpansion(ir::Graph &graph, const std::string &convName, const std::s
   factors.f[0] = factors.f[1] = 1.0f;
   graph.initializers[scales] = std::move(factors);
   graph.values[scales] = {ir::DType::Float32, {static_cast<int64_t>(rank)}};
-  ir::Node resize{ir::freshName(graph, convName + "_expand"), "Resize", {strided, "", scales},
-                  {value}, {}};
+  ir::Node resize{
+      ir::freshName(graph, convName + "_expand"), "Resize", {strided, "", scales}, {value}, {}};
   resize.attributes["mode"] = std::string("nearest");
   resize.attributes["coordinate_transformation_mode"] = std::string("asymmetric");
   resize.attributes["nearest_mode"] = std::string("floor");
@@ -101,9 +101,8 @@ NeuralTransform spatialBottleneckTransform() {
     const std::vector<int64_t> extents = outputExtents(graph, conv);
     std::vector<std::vector<int64_t>> lists;
     for (int64_t S : {2, 4})
-      if (!extents.empty() && std::all_of(extents.begin(), extents.end(), [&](int64_t e) {
-            return e % S == 0 && e / S >= 2;
-          }))
+      if (!extents.empty() && std::all_of(extents.begin(), extents.end(),
+                                          [&](int64_t e) { return e % S == 0 && e / S >= 2; }))
         lists.push_back({S});
     return lists;
   };

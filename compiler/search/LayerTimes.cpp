@@ -114,14 +114,12 @@ TunedLayer LayerTimes::tune(const ConvWorkload &workload) {
 double LayerTimes::measureNew(const ConvWorkload &workload, const compiler::TraceChoices &choices,
                               const std::string &key) {
   TuningRecord record{key, target_, nascVersion(), search_, next_++, "measured", 0, ""};
-  nlohmann::json detail{{"node", workload.node},
-                        {"layer", workload.key},
-                        {"choices", choicesJson(choices)}};
+  nlohmann::json detail{
+      {"node", workload.node}, {"layer", workload.key}, {"choices", choicesJson(choices)}};
   const Clock::time_point start = Clock::now();
   try {
-    const Measurement m = measureAs(
-        options_, workload.graph,
-        withChoices({"search", {}}, {{workload.node, choices}}));
+    const Measurement m = measureAs(options_, workload.graph,
+                                    withChoices({"search", {}}, {{workload.node, choices}}));
     record.seconds = m.seconds;
     detail["compile_seconds"] = m.compileSeconds;
     detail["relative_error"] = m.relativeError;

@@ -36,8 +36,7 @@ compiler::ModelSchedule withChoices(compiler::ModelSchedule schedule, const Node
 /// choices of traceChoiceSpace(target's vector unit) whose record in `db` (this target and
 /// nasc version) is the fastest measured of its workload, where that is not the default trace
 /// (`nasc compile --db`). Workloads without records get none.
-NodeChoices tunedChoices(const ir::Graph &graph, const TuningDb &db,
-                         const codegen::Target &target);
+NodeChoices tunedChoices(const ir::Graph &graph, const TuningDb &db, const codegen::Target &target);
 
 /// measure(), in a child process when options.childExecutable says so.
 Measurement measureAs(const SearchOptions &options, const ir::Graph &graph,

@@ -139,12 +139,12 @@ Measurement measureInChild(const ir::Graph &graph, const compiler::ModelSchedule
   const TemporaryDirectory dir;
   ir::exportOnnx(graph, dir.file("graph.onnx"));
   std::ofstream(dir.file("schedule.json")) << compiler::scheduleToJson(schedule);
-  const ChildResult child = runChild(
-      {executable, "measure-workload", dir.file("graph.onnx"), "--schedule",
-       dir.file("schedule.json"), "--threads", std::to_string(options.threads), "--repeat",
-       std::to_string(options.repeat), "--min-seconds", std::to_string(options.minSeconds),
-       "--cpu", cpuArgument(options.target)},
-      timeoutSeconds);
+  const ChildResult child =
+      runChild({executable, "measure-workload", dir.file("graph.onnx"), "--schedule",
+                dir.file("schedule.json"), "--threads", std::to_string(options.threads), "--repeat",
+                std::to_string(options.repeat), "--min-seconds", std::to_string(options.minSeconds),
+                "--cpu", cpuArgument(options.target)},
+               timeoutSeconds);
   const std::string line = lastJsonLine(child.output);
   if (child.end != ChildResult::End::Exited || line.empty())
     throw Error(graph.source + ": measuring it in a child process ended by " +
@@ -176,8 +176,10 @@ Measurement measure(const ir::Graph &graph, const compiler::ModelSchedule &sched
   measurement.relativeError =
       relativeError(transformed, runtime::runReference(transformed, inputs), model->run(ordered));
   if (!(measurement.relativeError <= 1e-4))
-    throw WrongOutput(graph.source + ": the compiled output differs from the reference executor's "
-                      "by " + std::to_string(measurement.relativeError) + " (relative)");
+    throw WrongOutput(graph.source +
+                      ": the compiled output differs from the reference executor's "
+                      "by " +
+                      std::to_string(measurement.relativeError) + " (relative)");
   measurement.seconds = timeRuns(*model, ordered, options);
   return measurement;
 }

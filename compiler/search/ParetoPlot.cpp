@@ -192,7 +192,7 @@ public:
   PartialFile &operator=(const PartialFile &) = delete;
   int fd() const { return file_.fd(); }
   bool empty() const {
-    struct stat info {};
+    struct stat info{};
     return ::fstat(file_.fd(), &info) != 0 || info.st_size == 0;
   }
   void commit() {

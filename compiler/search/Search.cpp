@@ -105,16 +105,15 @@ std::vector<Scored> history(const std::vector<CandidateResult> &candidates) {
 Candidate draw(int64_t index, const ir::Graph &original, const SearchOptions &options,
                const std::vector<CandidateResult> &before) {
   std::mt19937_64 rng = candidateRng(options.seed, index);
-  return options.strategy == Strategy::Evolution
-             ? proposeCandidate(original, history(before), rng)
-             : sampleCandidate(original, rng);
+  return options.strategy == Strategy::Evolution ? proposeCandidate(original, history(before), rng)
+                                                 : sampleCandidate(original, rng);
 }
 
 /// Judges and estimates candidate `index` drawn after `before`: gated, its layers measured; the
 /// wall time of the gate added to `phases`.
 CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchOptions &options,
-                         const std::vector<CandidateResult> &before,
-                         const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds,
+                         const std::vector<CandidateResult> &before, const nas::CapacityGate &gate,
+                         LayerTimes &layers, double otherSeconds,
                          std::map<std::string, double> &phases) {
   Candidate drawn = draw(index, original, options, before);
   CandidateResult result;
@@ -162,9 +161,8 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
   for (const CandidateResult &c : candidates)
     if (c.status == "measured")
       measured.push_back(&c);
-  std::stable_sort(measured.begin(), measured.end(), [](auto *a, auto *b) {
-    return a->estimate < b->estimate;
-  });
+  std::stable_sort(measured.begin(), measured.end(),
+                   [](auto *a, auto *b) { return a->estimate < b->estimate; });
   std::vector<const CandidateResult *> best;
   std::set<std::string> seen;
   for (const CandidateResult *c : measured)
@@ -221,8 +219,8 @@ double startSeconds(const ir::Graph &inference, const SearchOptions &options, Tu
     for (const TuningRecord &record : db.searchRecords(search))
       return record.seconds;
   const double seconds = measureAs(options, inference, {}).seconds;
-  db.add({"original", targetKey(options.measure.target), nascVersion(), search, 0,
-          "measured", seconds, "{}"});
+  db.add({"original", targetKey(options.measure.target), nascVersion(), search, 0, "measured",
+          seconds, "{}"});
   return seconds;
 }
 
@@ -255,10 +253,9 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
   char hex[16];
   std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
   return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " strategy " +
-         strategyName(options.strategy) + " policy " +
-         nas::policyName(options.policy) + " per-layer " + std::to_string(options.synflowPerLayer) +
-         " threads " + std::to_string(options.measure.threads) +
-         " target " + targetKey(options.measure.target);
+         strategyName(options.strategy) + " policy " + nas::policyName(options.policy) +
+         " per-layer " + std::to_string(options.synflowPerLayer) + " threads " +
+         std::to_string(options.measure.threads) + " target " + targetKey(options.measure.target);
 }
 
 SearchResult runSearch(const std::string &modelPath, const SearchOptions &options, TuningDb &db,
@@ -308,8 +305,8 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   result.phaseSeconds["layers"] = layers.spentSeconds();
   const Clock::time_point schedules = Clock::now();
   for (const CandidateResult *c : bestEstimates(result.candidates, options.finalists)) {
-    Timed tuned = tuneNetwork(nas::applyNeuralSteps(original, c->steps), layers,
-                              result.otherSeconds);
+    Timed tuned =
+        tuneNetwork(nas::applyNeuralSteps(original, c->steps), layers, result.otherSeconds);
     tuned.index = c->index;
     tuned.steps = c->steps;
     tuned.estimate = c->estimate;

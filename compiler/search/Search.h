@@ -62,7 +62,7 @@ struct CandidateResult {
   int64_t index = 0;
   std::vector<nas::NeuralStep> steps;
   std::string status;
-  std::string reason; ///< Why refused, wrong or failed; "" when measured.
+  std::string reason;  ///< Why refused, wrong or failed; "" when measured.
   double estimate = 0; ///< Seconds: the original's non-Conv time plus its layers' (measured).
   double flops = 0;
   int64_t params = 0;
@@ -76,10 +76,10 @@ struct Timed {
   std::vector<nas::NeuralStep> steps;
   /// The schedule choices of each Conv node (after the steps) other than the default trace's.
   std::map<std::string, compiler::TraceChoices> choices;
-  double seconds = 0;  ///< Median of one run; 0 when it failed.
-  double estimate = 0; ///< Its estimate from the layers, default trace (CandidateResult's).
+  double seconds = 0;       ///< Median of one run; 0 when it failed.
+  double estimate = 0;      ///< Its estimate from the layers, default trace (CandidateResult's).
   double tunedEstimate = 0; ///< Its estimate from the layers with `choices`.
-  std::string reason;  ///< Why compiling, checking or running it failed; "" otherwise.
+  std::string reason;       ///< Why compiling, checking or running it failed; "" otherwise.
 };
 
 /// What a search found. `best` is the fastest finalist timed whole, or none when no candidate
@@ -119,9 +119,9 @@ struct Progress {
   int64_t refused = 0;
 };
 
-/// The gate's thresholds for a candidate whose steps name `touchedConvs` distinct Convs: options.gate,
-/// its synflow tolerance options.synflowPerLayer × touchedConvs when that is > 0 and the policy is
-/// synflow.
+/// The gate's thresholds for a candidate whose steps name `touchedConvs` distinct Convs:
+/// options.gate, its synflow tolerance options.synflowPerLayer × touchedConvs when that is > 0 and
+/// the policy is synflow.
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs);
 
 /// The identity of a search: the model file's CRC-32, its seed, strategy, policy, per-layer

@@ -80,9 +80,8 @@ Json layerCost(const ir::Graph &graph, const std::string &node, const NodeChoice
   double seconds = 0;
   for (const ConvWorkload &workload : convWorkloads(graph))
     if (partOf(workload.node, node))
-      if (std::optional<TuningRecord> record =
-              db.best(workloadRecordKey(workload, choiceOf(choices, workload.node)), target,
-                      nascVersion()))
+      if (std::optional<TuningRecord> record = db.best(
+              workloadRecordKey(workload, choiceOf(choices, workload.node)), target, nascVersion()))
         seconds += record->seconds;
   return {{"flops", flops}, {"params", params}, {"seconds", seconds}};
 }
@@ -132,33 +131,33 @@ Json candidateCounts(const SearchResult &result) {
 Json reportJson(const std::string &modelPath, const SearchResult &result,
                 const SearchOptions &options, const ir::Graph &original, const TuningDb &db) {
   const std::string target = targetKey(options.measure.target);
-  Json report{{"model", modelPath},
-              {"search", result.identity},
-              {"target", target},
-              {"cpu", options.measure.target.cpu},
-              {"nasc", nascVersion()},
-              {"strategy", strategyName(options.strategy)},
-              {"policy", nas::policyName(options.policy)},
-              {"seed", options.seed},
-              {"threads", options.measure.threads},
-              {"budget", options.candidates > 0 ? Json{{"candidates", options.candidates}}
-                                                : Json{{"seconds", options.seconds}}},
-              {"wall_seconds", result.wallSeconds},
-              {"phase_seconds", result.phaseSeconds},
-              {"candidates_per_second",
-               result.candidates.size() / std::max(result.wallSeconds, 1e-9)},
-              {"candidates", candidateCounts(result)},
-              {"layers_measured", result.layersMeasured},
-              {"original",
-               {{"seconds", result.originalSeconds},
-                {"flops", result.originalFlops},
-                {"params", result.originalParams},
-                {"proxies", result.originalProxies}}},
-              {"tuned_original",
-               {{"seconds", result.tunedOriginal.seconds},
-                {"estimate_seconds", result.tunedOriginal.tunedEstimate},
-                {"choices", choicesJson(result.tunedOriginal.choices)},
-                {"reason", result.tunedOriginal.reason}}}};
+  Json report{
+      {"model", modelPath},
+      {"search", result.identity},
+      {"target", target},
+      {"cpu", options.measure.target.cpu},
+      {"nasc", nascVersion()},
+      {"strategy", strategyName(options.strategy)},
+      {"policy", nas::policyName(options.policy)},
+      {"seed", options.seed},
+      {"threads", options.measure.threads},
+      {"budget", options.candidates > 0 ? Json{{"candidates", options.candidates}}
+                                        : Json{{"seconds", options.seconds}}},
+      {"wall_seconds", result.wallSeconds},
+      {"phase_seconds", result.phaseSeconds},
+      {"candidates_per_second", result.candidates.size() / std::max(result.wallSeconds, 1e-9)},
+      {"candidates", candidateCounts(result)},
+      {"layers_measured", result.layersMeasured},
+      {"original",
+       {{"seconds", result.originalSeconds},
+        {"flops", result.originalFlops},
+        {"params", result.originalParams},
+        {"proxies", result.originalProxies}}},
+      {"tuned_original",
+       {{"seconds", result.tunedOriginal.seconds},
+        {"estimate_seconds", result.tunedOriginal.tunedEstimate},
+        {"choices", choicesJson(result.tunedOriginal.choices)},
+        {"reason", result.tunedOriginal.reason}}}};
   Json finalists = Json::array();
   for (const Timed &f : result.finalists)
     finalists.push_back({{"index", f.index},
@@ -174,9 +173,9 @@ Json reportJson(const std::string &modelPath, const SearchResult &result,
   if (!result.best)
     return report;
   const Timed &best = result.finalists[*result.best];
-  const CandidateResult &candidate = *std::find_if(
-      result.candidates.begin(), result.candidates.end(),
-      [&](const CandidateResult &c) { return c.index == best.index; });
+  const CandidateResult &candidate =
+      *std::find_if(result.candidates.begin(), result.candidates.end(),
+                    [&](const CandidateResult &c) { return c.index == best.index; });
   const ir::Graph transformed = nas::applyNeuralSteps(original, best.steps);
   const double tuned = result.tunedOriginal.seconds;
   report["best"] = {{"index", best.index},
@@ -274,8 +273,8 @@ void writePlot(const fs::path &path, const std::string &modelPath, const SearchR
 std::string reportMarkdown(const std::string &reportJson) {
   const Json report = Json::parse(reportJson);
   const Json &original = report["original"], &counts = report["candidates"];
-  std::string md = "# nasc search: " + report["model"].get<std::string>() + "\n\n" +
-                   "CPU " + report["cpu"].get<std::string>() + ", " +
+  std::string md = "# nasc search: " + report["model"].get<std::string>() + "\n\n" + "CPU " +
+                   report["cpu"].get<std::string>() + ", " +
                    std::to_string(report["threads"].get<int>()) + " thread(s), strategy " +
                    report["strategy"].get<std::string>() + ", policy " +
                    report["policy"].get<std::string>() + ", seed " +
@@ -284,8 +283,8 @@ std::string reportMarkdown(const std::string &reportJson) {
                    number(report["wall_seconds"].get<double>(), "%.0f") + " s (" +
                    number(report["candidates_per_second"].get<double>(), "%.2f") +
                    " per second): " + std::to_string(counts["measured"].get<int64_t>()) +
-                   " measured, " + std::to_string(counts["refused"].get<int64_t>()) +
-                   " refused, " + std::to_string(counts["wrong"].get<int64_t>()) + " wrong, " +
+                   " measured, " + std::to_string(counts["refused"].get<int64_t>()) + " refused, " +
+                   std::to_string(counts["wrong"].get<int64_t>()) + " wrong, " +
                    std::to_string(counts["failed"].get<int64_t>()) + " failed. Wall time:";
   for (const char *phase : {"setup", "gate", "layers", "schedules", "finalists"})
     if (report["phase_seconds"].contains(phase))
@@ -322,8 +321,7 @@ std::string reportMarkdown(const std::string &reportJson) {
              : ", " + number(best["speedup_vs_tuned"].get<double>(), "%.2f") +
                    "x over the original with its own schedule search (" +
                    ms(tuned["seconds"].get<double>()) + ").") +
-        "\n\n" +
-        "| layer | steps | MFLOP before | after | latency before | after |\n" +
+        "\n\n" + "| layer | steps | MFLOP before | after | latency before | after |\n" +
         "|---|---|---|---|---|---|\n";
   for (const Json &layer : report["layers"]) {
     std::string steps;

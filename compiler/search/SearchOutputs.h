@@ -21,9 +21,9 @@ namespace nasc::search {
 ///    totals; the candidates' counts by status; the finalists timed whole;
 ///  - pareto.svg: each measured candidate's estimate against its gate proxy relative to the
 ///    original (writeParetoSvg), the best marked.
-/// Without a best candidate only the reports and the plot are written, the reports saying so. Each file is written under
-/// a temporary name and renamed, so none is left half-written. Throws nasc::Error naming the file
-/// that cannot be written.
+/// Without a best candidate only the reports and the plot are written, the reports saying so. Each
+/// file is written under a temporary name and renamed, so none is left half-written. Throws
+/// nasc::Error naming the file that cannot be written.
 void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
                         const SearchResult &result, const SearchOptions &options,
                         const TuningDb &db);

@@ -53,8 +53,7 @@ std::optional<isl::schedule_node> bandAtDepth(const isl::schedule &schedule,
 } // namespace
 
 isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string &statement,
-                                      int depth, const std::string &primitive,
-                                      bool allowShared) {
+                                      int depth, const std::string &primitive, bool allowShared) {
   if (!contains(statementNames(scop.domain), statement))
     throw UnknownStatement(primitive + ": no statement named '" + statement + "' in the Scop");
   std::optional<isl::schedule_node> band =

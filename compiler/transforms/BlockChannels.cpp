@@ -101,9 +101,7 @@ std::string inputRefusal(const ir::Program &program, size_t call, const ir::Stat
 }
 
 /// "<n> <what>", e.g. "16 output channels".
-std::string count(int64_t n, const std::string &what) {
-  return std::to_string(n) + " " + what;
-}
+std::string count(int64_t n, const std::string &what) { return std::to_string(n) + " " + what; }
 
 /// Chooses conv.blocking for output block `block`, replacing an `inputBlock` of 0 by its
 /// default (defaultInputBlock of Cg; the block itself for Channelwise); returns why neither
@@ -125,9 +123,9 @@ std::string blockingRefusal(Conv &conv, int64_t block, int64_t &inputBlock) {
   if (Cg != 1 || block % Kg != 0)
     return "the block " + std::to_string(block) + " does not divide its " +
            count(Kg, "output channels") + perGroup +
-           (Cg == 1 ? ", nor they the block"
-                    : " and its groups have " + count(Cg, "input channels") +
-                          ", not one (depthwise)");
+           (Cg == 1
+                ? ", nor they the block"
+                : " and its groups have " + count(Cg, "input channels") + ", not one (depthwise)");
   conv.blocking = Blocking::Channelwise;
   inputBlock = inputBlock == 0 ? block : inputBlock;
   if (inputBlock != block)
@@ -138,8 +136,8 @@ std::string blockingRefusal(Conv &conv, int64_t block, int64_t &inputBlock) {
 
 /// Matches `st` as `conv`, chooses its blocking, replaces an `inputBlock` of 0 by its default,
 /// and returns why block_channels refuses it, or "".
-std::string refusal(const ir::Program &program, size_t call, const ir::Statement &st,
-                    int64_t block, int64_t &inputBlock, Conv &conv) {
+std::string refusal(const ir::Program &program, size_t call, const ir::Statement &st, int64_t block,
+                    int64_t &inputBlock, Conv &conv) {
   if (std::string why = matchConvStatement(st, conv); !why.empty())
     return why;
   const ir::KernelCall &kc = program.calls[call];
@@ -201,10 +199,9 @@ bool sharedBeyond(const ir::Program &program, size_t call, int tensor,
     if (std::count(program.calls[c].args.begin(), program.calls[c].args.end(), buffer) >
         (c == call ? 1 : 0))
       return true;
-  return std::any_of(kc.kernel.statements.begin(), kc.kernel.statements.end(),
-                     [&](const ir::Statement &st) {
-                       return st.name != statement && accessesTensor(st, tensor);
-                     });
+  return std::any_of(
+      kc.kernel.statements.begin(), kc.kernel.statements.end(),
+      [&](const ir::Statement &st) { return st.name != statement && accessesTensor(st, tensor); });
 }
 
 /// Binds the conv's weight tensor to W' (replacing W's buffer when nothing else uses it).
@@ -214,16 +211,18 @@ void blockWeights(ir::Program &program, size_t call, int tensor, const std::stri
   const size_t old = static_cast<size_t>(kc.args[static_cast<size_t>(tensor)]);
   const ir::Buffer &source = program.buffers[old];
   ir::Tensor data = blockedWeights(source.data, source.shape, x, y);
-  ir::Buffer blocked{freshTensorName(program, kc.kernel, source.name + "_OIhw" + std::to_string(y) +
-                                                             "i" + std::to_string(x) + "o"),
-                     data.shape, ir::BufferKind::Constant, std::move(data)};
+  ir::Buffer blocked{
+      freshTensorName(program, kc.kernel,
+                      source.name + "_OIhw" + std::to_string(y) + "i" + std::to_string(x) + "o"),
+      data.shape, ir::BufferKind::Constant, std::move(data)};
   if (sharedBeyond(program, call, tensor, statement)) {
     program.buffers.push_back(std::move(blocked));
     kc.args[static_cast<size_t>(tensor)] = static_cast<int>(program.buffers.size()) - 1;
   } else {
     program.buffers[old] = std::move(blocked);
   }
-  const ir::Buffer &bound = program.buffers[static_cast<size_t>(kc.args[static_cast<size_t>(tensor)])];
+  const ir::Buffer &bound =
+      program.buffers[static_cast<size_t>(kc.args[static_cast<size_t>(tensor)])];
   kc.kernel.tensors[static_cast<size_t>(tensor)] = {ir::toIdentifier(bound.name), bound.shape};
 }
 
@@ -285,9 +284,9 @@ int repeatInput(ir::Program &program, size_t call, int in, int out, int64_t m, i
   const int target =
       addTempTensor(program, call, blockedName(i.name + "_repeat" + std::to_string(m), x), shape);
   ir::Kernel &kernel = program.calls[call].kernel;
-  ir::Statement copy = boxStatement(freshStatementName(kernel),
-                                    {i.shape[0], i.shape[1], i.shape[2], i.shape[3], m}, target,
-                                    {0, 0, 0, 0, 0});
+  ir::Statement copy =
+      boxStatement(freshStatementName(kernel), {i.shape[0], i.shape[1], i.shape[2], i.shape[3], m},
+                   target, {0, 0, 0, 0, 0});
   copy.iterators.back() = "j";
   copy.value = ir::Expr::load({in, {copy.write.index.begin(), copy.write.index.end() - 1}});
   const SplitIterators c = splitIterator(copy, 1, x / m, 3);
@@ -367,8 +366,7 @@ int64_t defaultInputBlock(int64_t channels, int64_t block) {
 }
 
 std::string blockChannelsRefusal(const ir::Program &program, size_t call,
-                                 const std::string &statement, int64_t block,
-                                 int64_t inputBlock) {
+                                 const std::string &statement, int64_t block, int64_t inputBlock) {
   const ir::Statement *st = findStatement(program.calls.at(call).kernel, statement);
   if (!st)
     return "no statement '" + statement + "'";
@@ -385,9 +383,9 @@ int64_t blockChannels(ir::Program &program, size_t call, const std::string &stat
                        program.calls[call].kernel.name + "' cannot take blocked layouts: " + why);
   const bool broadcast = conv.blocking == Blocking::Broadcast;
   blockWeights(program, call, conv.weights, statement, block, broadcast ? inputBlock : 1);
-  const int in = repeatsInput(conv) ? repeatInput(program, call, conv.in, conv.out,
-                                                  conv.outPerGroup, block)
-                                    : blockInput(program, call, statement, conv.in, inputBlock);
+  const int in = repeatsInput(conv)
+                     ? repeatInput(program, call, conv.in, conv.out, conv.outPerGroup, block)
+                     : blockInput(program, call, statement, conv.in, inputBlock);
   const int out = blockOutput(program, call, statement, conv.out, block);
   ir::Statement &st = *findStatement(program.calls[call].kernel, statement);
   if (broadcast)

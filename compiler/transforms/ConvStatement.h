@@ -13,11 +13,11 @@ namespace nasc::compiler {
 
 /// A matched convolution statement: its kernel tensors and channel iterators.
 struct ConvStatement {
-  int out = -1, in = -1, weights = -1; ///< Kernel tensors O, I, W.
-  std::optional<size_t> group;         ///< g of a grouped convolution.
-  size_t k = 0;                        ///< The output channel iterator (k, or k' of a group).
-  size_t c = 0;                        ///< The input channel (reduction) iterator (c or c').
-  int64_t groups = 1;                  ///< G: the extent of g, 1 for a dense convolution.
+  int out = -1, in = -1, weights = -1;     ///< Kernel tensors O, I, W.
+  std::optional<size_t> group;             ///< g of a grouped convolution.
+  size_t k = 0;                            ///< The output channel iterator (k, or k' of a group).
+  size_t c = 0;                            ///< The input channel (reduction) iterator (c or c').
+  int64_t groups = 1;                      ///< G: the extent of g, 1 for a dense convolution.
   int64_t outPerGroup = 0, inPerGroup = 0; ///< Kg and Cg: the extents of k and c.
 };
 

@@ -37,8 +37,9 @@ void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
 }
 
 bool usesIterator(const ir::Access &access, size_t d) {
-  return std::any_of(access.index.begin(), access.index.end(),
-                     [d](const ir::AffineExpr &e) { return d < e.coeffs.size() && e.coeffs[d] != 0; });
+  return std::any_of(access.index.begin(), access.index.end(), [d](const ir::AffineExpr &e) {
+    return d < e.coeffs.size() && e.coeffs[d] != 0;
+  });
 }
 
 /// Whether every load that uses iterator `d` moves by 1 element per iteration of it (it is the
@@ -230,8 +231,11 @@ public:
     moved.push_back(position + 1);
     tryAll({{"split", {st.name}, {{"member", {position}}, {"factor", {factor}}, {"band", {0}}}},
             {"interchange", {st.name}, {{"order", moved}}},
-            {"unroll", {st.name}, {{"member", {static_cast<int>(moved.size()) - 1}},
-                                   {"factor", {factor}}, {"band", {0}}}}});
+            {"unroll",
+             {st.name},
+             {{"member", {static_cast<int>(moved.size()) - 1}},
+              {"factor", {factor}},
+              {"band", {0}}}}});
   }
 
   /// The register tile of a statement over a box (docs/performance.md): split each of the
@@ -261,7 +265,8 @@ public:
     if (std::optional<ScheduleStep> step = band.interchange(order))
       steps.push_back(*step);
     for (size_t i = 0; i + 1 < tile->loops.size(); ++i)
-      steps.push_back({"unroll", {st.name},
+      steps.push_back({"unroll",
+                       {st.name},
                        {{"member", {static_cast<int>(order.size() - tile->loops.size() + i)}},
                         {"factor", {memberCount(*tile, i)}},
                         {"band", {0}}}});
@@ -280,8 +285,8 @@ public:
       return;
     const Member moved = *at;
     order.erase(at);
-    auto before = std::find_if(order.begin(), order.end(),
-                               [&](const Member &m) { return m.dim == columns; });
+    auto before =
+        std::find_if(order.begin(), order.end(), [&](const Member &m) { return m.dim == columns; });
     order.insert(before, moved);
   }
 
@@ -352,8 +357,7 @@ public:
   /// around a register-tiled one at the deepest depth from min(kEpilogueFuseDepth, its outer
   /// output loops) down to 2 at which the others align to it (a depthwise conv's k' loop of one
   /// iteration matches none of its bias loops: fused per channel plane, depth 2).
-  void fuseRun(const std::vector<ir::Statement> &sts, size_t first, size_t last,
-               size_t reduction) {
+  void fuseRun(const std::vector<ir::Statement> &sts, size_t first, size_t last, size_t reduction) {
     auto tiled = tiled_.find(sts[reduction].name);
     if (tiled == tiled_.end()) {
       std::vector<std::string> names;
@@ -395,8 +399,7 @@ public:
   /// writes) and fusing them all at `depth`; nullopt if one does not align.
   std::optional<std::vector<ScheduleStep>> alignedFusion(const std::vector<ir::Statement> &sts,
                                                          size_t first, size_t last,
-                                                         size_t reduction,
-                                                         const BandMembers &tiled,
+                                                         size_t reduction, const BandMembers &tiled,
                                                          int depth) const {
     std::vector<ScheduleStep> steps;
     std::vector<std::string> names;
@@ -554,8 +557,7 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
     return d != *J && anyLoad(alongUsing) && anyLoad(broadcast) && !anyLoad(broadcastUsing);
   });
   auto columns = [&](int64_t jam) {
-    const int64_t accumulators =
-        std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
+    const int64_t accumulators = std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
     return largestDivisor(st.extents[*J], unrollLimit(accumulators / jam, choices));
   };
   int64_t bestJam = 1, bestRows = columns(1);
@@ -575,8 +577,8 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   tile.loops.push_back({*J, static_cast<int>(bestRows)});
   tile.loops.push_back({width, static_cast<int>(st.extents[width])});
   if (K && st.extents[*K] > bestJam) {
-    tile.rowsOutside = rowsOutsideChoice(
-        choices.order, inputStreamedMore(st, loads, *K, bestJam, *J, width));
+    tile.rowsOutside =
+        rowsOutsideChoice(choices.order, inputStreamedMore(st, loads, *K, bestJam, *J, width));
     tile.channels = *K;
     tile.columns = *J;
   }
@@ -682,7 +684,8 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
     if (block == 0)
       continue;
     const int inputBlock = static_cast<int>(blockChannels(program, call, name, block));
-    steps.push_back({"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});
+    steps.push_back(
+        {"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}});
   }
   return steps;
 }
@@ -718,8 +721,7 @@ std::optional<size_t> defaultJamDimension(const ir::Statement &st) {
   for (size_t d = 0; d < st.depth(); ++d) {
     bool reused = std::none_of(streamed.begin(), streamed.end(),
                                [d](const ir::Access *a) { return usesIterator(*a, d); });
-    if (d == innermost || isReductionDim(st, d) || !reused || streamed.empty() ||
-        st.extents[d] < 2)
+    if (d == innermost || isReductionDim(st, d) || !reused || streamed.empty() || st.extents[d] < 2)
       continue;
     if (!best || st.extents[d] > st.extents[*best])
       best = d;

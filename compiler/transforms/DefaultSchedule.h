@@ -7,8 +7,8 @@
 
 #include "codegen/Target.h"
 #include "compiler/transforms/ScheduleTrace.h"
-#include "ir/Program.h"
 #include "ir/Kernel.h"
+#include "ir/Program.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/Scop.h"
 
@@ -59,8 +59,8 @@ inline constexpr TraceChoiceMember kTraceChoiceMembers[] = {
 
 /// The primitive of a schedule file's step that gives a kernel the default trace with its
 /// arguments as TraceChoices ({"primitive": "default_trace", "block": 4, "jam": 2, "unroll": 8,
-/// "order": 2}; arguments left out are 0). Like a neural step it names no statement; it follows the neural
-/// steps of its trace, if any, and is the last step.
+/// "order": 2}; arguments left out are 0). Like a neural step it names no statement; it follows the
+/// neural steps of its trace, if any, and is the last step.
 inline constexpr const char *kDefaultTracePrimitive = "default_trace";
 
 /// Whether `trace` leaves its kernel to the default trace: it is not empty and every step is a

@@ -35,9 +35,10 @@ TraceChoices traceChoices(const KernelSchedule &trace, const std::string &source
       throw Error(source + ": node '" + trace.node + "': " + step->toString() +
                   ": a choice must be 0 (the default trace's own) or positive");
   if (choices.order > kRowsOutside)
-    throw Error(source + ": node '" + trace.node + "': " + step->toString() + ": order must be 0, " +
-                std::to_string(kChannelsOutside) + " (output channels outside the rows) or " +
-                std::to_string(kRowsOutside) + " (rows outside the output channels)");
+    throw Error(source + ": node '" + trace.node + "': " + step->toString() +
+                ": order must be 0, " + std::to_string(kChannelsOutside) +
+                " (output channels outside the rows) or " + std::to_string(kRowsOutside) +
+                " (rows outside the output channels)");
   return choices;
 }
 

@@ -132,9 +132,8 @@ void forward(ir::Program &program, size_t c, const CopyOut &copy) {
     const int t = tensorOf(reader, buffer);
     if (t < 0)
       continue;
-    reader.kernel.tensors.push_back(
-        {program.buffers[static_cast<size_t>(blockedBuffer)].name,
-         program.buffers[static_cast<size_t>(blockedBuffer)].shape});
+    reader.kernel.tensors.push_back({program.buffers[static_cast<size_t>(blockedBuffer)].name,
+                                     program.buffers[static_cast<size_t>(blockedBuffer)].shape});
     reader.args.push_back(blockedBuffer);
     readBlocked(reader, t, static_cast<int>(reader.args.size()) - 1);
     unbind(reader, t);

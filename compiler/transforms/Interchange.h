@@ -16,9 +16,8 @@ namespace nasc::compiler {
 /// `scop.schedule` with the members of the outermost band holding instances of `statement`
 /// permuted: new member i is old member `order[i]` (so for a statement with band
 /// (n, k, oh, ow, c, r, s), order {0, 1, 2, 4, 5, 6, 3} gives (n, k, oh, c, r, s, ow)).
-/// Member flags (permutable, coincident) and isl AST loop types follow their members. Built with isl's schedule-tree
-/// API and checked with poly::isValidSchedule.
-/// Throws:
+/// Member flags (permutable, coincident) and isl AST loop types follow their members. Built with
+/// isl's schedule-tree API and checked with poly::isValidSchedule. Throws:
 ///  - UnknownStatement if `scop.domain` has no statement named `statement`, or its band also
 ///    schedules other statements (interchanging it would reorder them too);
 ///  - InvalidPermutation if `order` is not a permutation of 0 .. (members - 1);

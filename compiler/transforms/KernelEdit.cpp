@@ -130,8 +130,7 @@ void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &v
   forEachLoad(st.value, visit);
 }
 
-void forEachAccess(const ir::Statement &st,
-                   const std::function<void(const ir::Access &)> &visit) {
+void forEachAccess(const ir::Statement &st, const std::function<void(const ir::Access &)> &visit) {
   visit(st.write);
   forEachLoad(st.value, visit);
 }

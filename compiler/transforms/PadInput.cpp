@@ -32,8 +32,8 @@ std::pair<int64_t, int64_t> range(const ir::AffineExpr &e, const std::vector<int
 /// Whether constraint `c` is `index >= 0` or `extent − 1 − index >= 0` of some dimension.
 bool isInputBound(const ir::Constraint &c, const ir::Access &load, const ir::Shape &shape) {
   for (size_t d = 0; d < load.index.size(); ++d)
-    if (!c.equality && (sameExpr(c.expr, load.index[d]) ||
-                        sameExpr(c.expr, load.index[d] * -1 + (shape[d] - 1))))
+    if (!c.equality &&
+        (sameExpr(c.expr, load.index[d]) || sameExpr(c.expr, load.index[d] * -1 + (shape[d] - 1))))
       return true;
   return false;
 }

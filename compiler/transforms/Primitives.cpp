@@ -87,7 +87,10 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"vectorize", false, {scalarArg("member"), {"width", false, 0}, bandArg()}, applyVectorize},
       {"parallelize", false, {scalarArg("member"), bandArg()}, applyParallelize},
       {"pad_input", false, {}, nullptr, applyPadInput},
-      {"block_channels", false, {scalarArg("block"), {"input_block", false, 0}}, nullptr,
+      {"block_channels",
+       false,
+       {scalarArg("block"), {"input_block", false, 0}},
+       nullptr,
        applyBlockChannels},
       {kDefaultTracePrimitive, false, choiceArgs(), nullptr, nullptr, false, true},
   };

@@ -128,11 +128,10 @@ private:
 
   void rejectUnknownFields() const {
     for (const auto &[key, value] : json_.items()) {
-      bool known = key == "primitive" ||
-                   key == (spec_->neural           ? "capacity"
-                           : spec_->choices        ? "primitive"
-                           : spec_->manyStatements ? "statements"
-                                                   : "statement");
+      bool known = key == "primitive" || key == (spec_->neural           ? "capacity"
+                                                 : spec_->choices        ? "primitive"
+                                                 : spec_->manyStatements ? "statements"
+                                                                         : "statement");
       for (const ArgumentSpec &arg : spec_->arguments)
         known = known || key == arg.name;
       if (!known)
@@ -194,7 +193,8 @@ ModelSchedule scheduleFromJson(const std::string &text, const std::string &sourc
       throw Error(where + ": must map to a list of steps");
     KernelSchedule kernel{node, {}};
     for (size_t i = 0; i < steps.size(); ++i)
-      kernel.steps.push_back(StepParser(steps[i], where + " step " + std::to_string(i + 1)).parse());
+      kernel.steps.push_back(
+          StepParser(steps[i], where + " step " + std::to_string(i + 1)).parse());
     schedule.kernels.push_back(std::move(kernel));
   }
   return schedule;

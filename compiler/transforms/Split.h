@@ -20,8 +20,8 @@ namespace nasc::compiler {
 /// union_pw_aff floor / mod operations. The band keeps its permutable flag only if no member
 /// of the new band runs a dependence backwards (i mod factor does across a block boundary when
 /// member `member` carries a dependence); both new members keep the old member's coincident
-/// flag and isl AST loop type. Checked with poly::isValidSchedule (strip mining alone keeps every dependence).
-/// Throws:
+/// flag and isl AST loop type. Checked with poly::isValidSchedule (strip mining alone keeps every
+/// dependence). Throws:
 ///  - InvalidFactor if `factor` < 1;
 ///  - UnknownStatement / NoSuchBand as statementBand;
 ///  - MemberOutOfRange if `member` is not in 0 .. (members - 1);

@@ -19,14 +19,13 @@ namespace nasc::ir {
 /// kernel. A graph output that is directly a graph input or an initializer gets a copy kernel.
 ///
 /// Supported ops (ONNX semantics, opsets 11-17): Conv, MaxPool, AveragePool (any number of
-/// spatial axes: 1-d, 2-d, 3-d, ...), GlobalAveragePool, GlobalMaxPool, BatchNormalization, Relu, Clip, Add, Sub, Mul, Div (numpy
-/// broadcasting), Gemm, MatMul (2-d), Concat, Flatten, Reshape, Squeeze, Unsqueeze, Identity,
-/// Slice (constant starts / ends / axes / steps, non-empty output) and Resize (mode 'nearest',
-/// where the source index along every axis is floor((a·o + b) / d) for integers a, b, d and stays
-/// inside the input without clamping, e.g. an integer upsampling with asymmetric + floor or
-/// half_pixel + round_prefer_floor).
-/// Throws nasc::Error naming the graph source, node and attribute for an unsupported op,
-/// attribute value or shape.
+/// spatial axes: 1-d, 2-d, 3-d, ...), GlobalAveragePool, GlobalMaxPool, BatchNormalization, Relu,
+/// Clip, Add, Sub, Mul, Div (numpy broadcasting), Gemm, MatMul (2-d), Concat, Flatten, Reshape,
+/// Squeeze, Unsqueeze, Identity, Slice (constant starts / ends / axes / steps, non-empty output)
+/// and Resize (mode 'nearest', where the source index along every axis is floor((a·o + b) / d) for
+/// integers a, b, d and stays inside the input without clamping, e.g. an integer upsampling with
+/// asymmetric + floor or half_pixel + round_prefer_floor). Throws nasc::Error naming the graph
+/// source, node and attribute for an unsupported op, attribute value or shape.
 Program lowerGraph(const Graph &graph);
 
 } // namespace nasc::ir

@@ -8,7 +8,8 @@ namespace nasc::ir {
 /// Turns Constant nodes into initializers (also those writing a graph output, which then is an
 /// initializer), then folds Identity, Reshape, Flatten, Concat and Add nodes all of whose inputs
 /// are initializers (float32 or int64, numpy broadcasting for Add; ONNX operator spec); those
-/// writing a graph output are kept. Initializers left unused are dropped. Throws nasc::Error naming the node for malformed constants.
+/// writing a graph output are kept. Initializers left unused are dropped. Throws nasc::Error naming
+/// the node for malformed constants.
 void foldConstants(Graph &graph);
 
 /// The value of a Constant node: its TENSOR `value`, or `value_float` / `value_int` (scalars),

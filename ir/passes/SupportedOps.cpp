@@ -66,9 +66,9 @@ void checkResizeAttributes(const Graph &graph, const Node &node) {
   const std::string mode = node.getString("mode", "nearest");
   checkAttributeValue(graph, node, "mode", mode == "nearest",
                       "value '" + mode + "' is not supported (only 'nearest')");
-  static const std::set<std::string> transforms = {
-      "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
-      "tf_crop_and_resize"};
+  static const std::set<std::string> transforms = {"half_pixel",           "pytorch_half_pixel",
+                                                   "align_corners",        "asymmetric",
+                                                   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   const std::string transform = node.getString("coordinate_transformation_mode", "half_pixel");
   checkAttributeValue(graph, node, "coordinate_transformation_mode", transforms.count(transform),
                       "value '" + transform + "' is not supported");

@@ -16,7 +16,8 @@ JitProgram::JitProgram(codegen::GeneratedCode code, const std::string &symbolPre
   std::unique_ptr<llvm::Module> module = code.takeModule();
   module_ = JitModule::create(std::move(module), std::move(context), target);
   run_ = reinterpret_cast<RunFn>(module_->lookup(symbolPrefix + "run"));
-  workspaceBytes_ = *static_cast<const int64_t *>(module_->lookup(symbolPrefix + "workspace_bytes"));
+  workspaceBytes_ =
+      *static_cast<const int64_t *>(module_->lookup(symbolPrefix + "workspace_bytes"));
   size_t bytes = (static_cast<size_t>(workspaceBytes_) + 63) / 64 * 64;
   workspace_ = bytes ? static_cast<float *>(std::aligned_alloc(64, bytes)) : nullptr;
 }

@@ -48,9 +48,9 @@ OpOutputs dropout(const ir::Node &node, const OpInputs &inputs);
 /// read backwards).
 OpOutputs slice(const ir::Node &node, const OpInputs &inputs);
 /// Resize (Resize.cpp), ONNX Resize-11/13 with mode 'nearest' only: X, optional roi, scales
-/// (float32) or sizes (int64), exactly one non-empty; output extent floor(in · scale) or sizes; every
-/// coordinate_transformation_mode and nearest_mode of the spec, the source index clamped to the
-/// input (tf_crop_and_resize: extrapolation_value outside the roi box).
+/// (float32) or sizes (int64), exactly one non-empty; output extent floor(in · scale) or sizes;
+/// every coordinate_transformation_mode and nearest_mode of the spec, the source index clamped to
+/// the input (tf_crop_and_resize: extrapolation_value outside the roi box).
 OpOutputs resize(const ir::Node &node, const OpInputs &inputs);
 /// Constant (ShapeOps.cpp): the tensor of attribute value / value_float(s) / value_int(s).
 OpOutputs constant(const ir::Node &node, const OpInputs &inputs);

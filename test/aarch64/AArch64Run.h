@@ -47,10 +47,9 @@ inline std::filesystem::path compileForAArch64(const std::filesystem::path &dir,
                                                const std::filesystem::path &model,
                                                const std::filesystem::path &schedule = {}) {
   const std::filesystem::path so = dir / "libmodel.so";
-  const CliResult compiled =
-      runNasc("compile " + model.string() +
-              (schedule.empty() ? "" : " --schedule " + schedule.string()) + " --target " +
-              kAArch64 + " -o " + so.string() + " --header " + (dir / "model.h").string());
+  const CliResult compiled = runNasc(
+      "compile " + model.string() + (schedule.empty() ? "" : " --schedule " + schedule.string()) +
+      " --target " + kAArch64 + " -o " + so.string() + " --header " + (dir / "model.h").string());
   INFO(compiled.output);
   REQUIRE(compiled.status == 0);
   return so;
@@ -65,8 +64,7 @@ inline double qemuReferenceError(const std::filesystem::path &dir, const std::fi
   const ir::Graph graph = ir::loadModelRaw(reference.string());
   const std::string &name = graph.inputs.at(0);
   const ir::Tensor input = normalTensor(graph.values.at(name).shape, 7);
-  const ir::Tensor expected =
-      runtime::runReference(graph, {{name, input}}).at(graph.outputs.at(0));
+  const ir::Tensor expected = runtime::runReference(graph, {{name, input}}).at(graph.outputs.at(0));
   REQUIRE(buildAbiDriver(dir / "abi_driver", compiler::linkCompiler(kAArch64)) == 0);
   const AbiDriverRun run = runAbiDriver(dir / "abi_driver", so, input, expected.f.size(),
                                         dir / "model", qemuAArch64(), threads);
@@ -84,9 +82,9 @@ inline double transformedQemuError(const std::filesystem::path &dir,
                                    const std::string &threads = "") {
   const std::filesystem::path so = compileForAArch64(dir, model, schedule);
   const std::filesystem::path reference = dir / "transformed.onnx";
-  const CliResult mutated = runNasc("mutate " + model.string() + " --schedule " +
-                                    schedule.string() + " --weights slice -o " +
-                                    reference.string());
+  const CliResult mutated =
+      runNasc("mutate " + model.string() + " --schedule " + schedule.string() +
+              " --weights slice -o " + reference.string());
   INFO(mutated.output);
   REQUIRE(mutated.status == 0);
   return qemuReferenceError(dir, so, reference, threads);

@@ -36,8 +36,10 @@ std::string convRelu(int K) {
      "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
     {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}],
   "initializers": [
-    {"name": "w", "shape": [)" + k + R"(, 8, 3, 3], "init": "he_normal", "seed": 1},
-    {"name": "b", "shape": [)" + k + R"(], "init": "he_normal", "seed": 2}]})";
+    {"name": "w", "shape": [)" +
+         k + R"(, 8, 3, 3], "init": "he_normal", "seed": 1},
+    {"name": "b", "shape": [)" +
+         k + R"(], "init": "he_normal", "seed": 2}]})";
 }
 
 /// x (1, 16, 8, 8) -> conv1 1x1 (16, bias) -> Relu -> conv2 1x1 (8, no bias) -> y.

@@ -26,7 +26,9 @@ fs::path scratch() {
   return dir;
 }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 } // namespace
 
@@ -72,7 +74,7 @@ TEST_CASE("inspect --stage llvm prints optimized LLVM IR", "[cli]") {
 TEST_CASE("compile writes a shared library and a header naming the input shape", "[cli]") {
   fs::path dir = scratch();
   Result r = runNasc("compile " + kModel + " -o " + (dir / "libr18.so").string() + " --header " +
-                  (dir / "r18.h").string());
+                     (dir / "r18.h").string());
   REQUIRE(r.status == 0);
   CHECK(fs::file_size(dir / "libr18.so") > 11'000'000 * 4);
   std::ifstream header(dir / "r18.h");
@@ -88,7 +90,8 @@ TEST_CASE("a missing model file is one error line and a non-zero exit", "[cli][e
 
 TEST_CASE("an unsupported op is an error naming the file, node and op", "[cli][error]") {
   fs::path spec = scratch() / "bad_op.json";
-  std::ofstream(spec) << R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": ["y"],
+  std::ofstream(spec)
+      << R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": ["y"],
     "nodes": [{"name": "act", "op_type": "Softplus", "inputs": ["x"], "outputs": ["y"]}]})";
   Result r = runNasc("run " + spec.string() + " --input x.npy --output y.npy");
   CHECK(r.status == 1);
@@ -105,7 +108,8 @@ TEST_CASE("an input of the wrong shape is an error naming the input", "[cli][err
   std::string make = "/usr/bin/python3 -c \"import numpy as np; np.save('" + npy.string() +
                      "', np.zeros((1, 3, 32, 32), np.float32))\"";
   REQUIRE(std::system(make.c_str()) == 0);
-  Result r = runNasc("run " + kModel + " --input " + npy.string() + " --output " + (dir / "y.npy").string());
+  Result r = runNasc("run " + kModel + " --input " + npy.string() + " --output " +
+                     (dir / "y.npy").string());
   CHECK(r.status == 1);
   CHECK(contains(r.output, "input 'input' must have shape 1x3x224x224"));
 }
@@ -137,7 +141,8 @@ TEST_CASE("bench prints each kernel's median time and the whole run's latency", 
 
 namespace {
 
-const char *kScheduleNet = R"({"name": "schednet", "inputs": [{"name": "x", "shape": [1, 3, 12, 10]}],
+const char *kScheduleNet =
+    R"({"name": "schednet", "inputs": [{"name": "x", "shape": [1, 3, 12, 10]}],
   "outputs": ["y"],
   "nodes": [
     {"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["c"],
@@ -179,18 +184,25 @@ TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-i
   std::string run = "run " + spec.string() + " --input " + x.string() + " --output ";
   REQUIRE(runNasc(run + (dir / "y_default.npy").string()).status == 0);
   REQUIRE(runNasc(run + (dir / "y_printed.npy").string() + " --schedule " +
-               (dir / "default_schedule.json").string()).status == 0);
-  REQUIRE(runNasc(run + (dir / "y_custom1.npy").string() + " --schedule " + custom.string()).status == 0);
-  REQUIRE(runNasc(run + (dir / "y_custom2.npy").string() + " --schedule " + custom.string()).status == 0);
+                  (dir / "default_schedule.json").string())
+              .status == 0);
+  REQUIRE(
+      runNasc(run + (dir / "y_custom1.npy").string() + " --schedule " + custom.string()).status ==
+      0);
+  REQUIRE(
+      runNasc(run + (dir / "y_custom2.npy").string() + " --schedule " + custom.string()).status ==
+      0);
   CHECK(readFile(dir / "y_printed.npy") == readFile(dir / "y_default.npy"));
   CHECK(readFile(dir / "y_custom1.npy") == readFile(dir / "y_custom2.npy"));
 
-  Result replayed = runNasc("inspect " + spec.string() + " --stage schedule --schedule " + custom.string());
+  Result replayed =
+      runNasc("inspect " + spec.string() + " --stage schedule --schedule " + custom.string());
   REQUIRE(replayed.status == 0);
   CHECK(contains(replayed.output, R"("act": [)"));
-  CHECK(contains(replayed.output, R"({"primitive":"unroll","statement":"S1","member":0,"factor":3,"band":2})"));
+  CHECK(contains(replayed.output,
+                 R"({"primitive":"unroll","statement":"S1","member":0,"factor":3,"band":2})"));
   Result lib = runNasc("compile " + spec.string() + " --schedule " + custom.string() + " -o " +
-                    (dir / "libsched.so").string());
+                       (dir / "libsched.so").string());
   CHECK(lib.status == 0);
 }
 
@@ -221,18 +233,20 @@ TEST_CASE("a schedule step that no longer applies is an error naming the file, n
     {"primitive": "split", "statement": "S1", "member": 2, "factor": 2},
     {"primitive": "split", "statement": "S1", "member": 9, "factor": 2}]}})";
   Result r = runNasc("compile " + spec.string() + " --schedule " + stale.string() + " -o " +
-                  (dir / "libstale.so").string());
+                     (dir / "libstale.so").string());
   CHECK(r.status == 1);
-  CHECK(contains(r.output, stale.string() + ": node 'conv' step 2 split(S1, member=9, factor=2, "
-                           "band=0) does not apply: split of statement 'S1' member 9 by 2: the "
-                           "band has 8 members (0 .. 7)"));
+  CHECK(contains(r.output, stale.string() +
+                               ": node 'conv' step 2 split(S1, member=9, factor=2, "
+                               "band=0) does not apply: split of statement 'S1' member 9 by 2: the "
+                               "band has 8 members (0 .. 7)"));
   CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
 }
 
 TEST_CASE("fisher measures a JSON spec model, whose shapes are inferred, not stored",
           "[cli][fisher]") {
   fs::path spec = scratch() / "fisher_net.json";
-  std::ofstream(spec) << R"({"name": "fishernet", "inputs": [{"name": "x", "shape": [1, 1, 28, 28]}],
+  std::ofstream(spec)
+      << R"({"name": "fishernet", "inputs": [{"name": "x", "shape": [1, 1, 28, 28]}],
     "outputs": ["y"],
     "nodes": [
       {"name": "conv", "op_type": "Conv", "inputs": ["x", "w"], "outputs": ["c"],

@@ -31,7 +31,8 @@ TEST_CASE("nasc inspect --db schedules a Conv as its fastest record's choices sa
   }
   const test::CliResult byDefault = runNasc("inspect " + model + " --stage schedule");
   REQUIRE(byDefault.status == 0);
-  const test::CliResult onlyDefault = runNasc("inspect " + model + " --stage schedule --db " + path);
+  const test::CliResult onlyDefault =
+      runNasc("inspect " + model + " --stage schedule --db " + path);
   REQUIRE(onlyDefault.status == 0);
   CHECK(onlyDefault.output == byDefault.output);
 

@@ -20,9 +20,8 @@ TEST_CASE("compile --target aarch64-linux-gnu without aarch64-linux-gnu-gcc name
   std::filesystem::remove(so);
   nasc::test::ScopedEnv path("PATH", "/nonexistent");
   nasc::test::ScopedEnv cc("CC", std::nullopt);
-  const nasc::test::CliResult result =
-      nasc::test::runNasc("compile " + model.string() + " --target aarch64-linux-gnu -o " +
-                          so.string());
+  const nasc::test::CliResult result = nasc::test::runNasc(
+      "compile " + model.string() + " --target aarch64-linux-gnu -o " + so.string());
   INFO(result.output);
   CHECK(result.status != 0);
   CHECK(result.output.find("'aarch64-linux-gnu-gcc'") != std::string::npos);

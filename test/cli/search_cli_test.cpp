@@ -30,7 +30,8 @@ namespace {
 
 /// The arguments of a small search: 8 candidates, every one legal (synflow tolerance 1e9).
 std::string searchArgs(const std::string &model, const std::string &out) {
-  return "search " + model + " --budget 8c --seed 5 --tolerance-per-layer 0 --tolerance 1e9 --out " + out;
+  return "search " + model +
+         " --budget 8c --seed 5 --tolerance-per-layer 0 --tolerance 1e9 --out " + out;
 }
 
 /// index -> "status steps" of the candidate records in `db` (not the layers').
@@ -56,8 +57,7 @@ size_t recordedSoFar(const std::string &db) {
 
 } // namespace
 
-TEST_CASE("nasc search writes the architecture, the library and the report",
-          "[cli][search]") {
+TEST_CASE("nasc search writes the architecture, the library and the report", "[cli][search]") {
   const std::string model = nasc::test::writeSmallCnn("search_cli_cnn", {16, 16, 4, 16, 10});
   const std::string out = nasc::test::freshDir("cli", "search_out");
   const nasc::test::CliResult run = runNasc(searchArgs(model, out) + " --threads 2");
@@ -114,9 +114,8 @@ TEST_CASE("a search killed with SIGKILL resumes with every record kept", "[cli][
 
 TEST_CASE("nasc search names a malformed budget", "[cli][search]") {
   const std::string model = nasc::test::writeSmallCnn("search_budget_cnn", {16, 16, 4, 16, 10});
-  const nasc::test::CliResult run =
-      runNasc("search " + model + " --budget 5x --out " +
-              nasc::test::freshDir("cli", "search_budget"));
+  const nasc::test::CliResult run = runNasc("search " + model + " --budget 5x --out " +
+                                            nasc::test::freshDir("cli", "search_budget"));
   CHECK(run.status == 1);
   CHECK_THAT(run.output, Contains("--budget '5x': expected a count of candidates (500c) or a "
                                   "duration (90s, 10m, 1h)"));

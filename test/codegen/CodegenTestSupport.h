@@ -16,7 +16,7 @@ namespace nasc::test {
 
 /// Signature of the generated `<prefix>run`.
 using RunFunction = void (*)(const float *const *inputs, float *const *outputs, float *workspace,
-                            int32_t threads);
+                             int32_t threads);
 
 /// A program compiled in process: ast -> LLVM -> O3 -> JIT.
 struct CompiledProgram {

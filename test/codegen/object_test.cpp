@@ -98,4 +98,3 @@ TEST_CASE("A cross target machine for aarch64 emits an AArch64 ELF object", "[co
   const unsigned elfMachineAArch64 = 183;
   CHECK((header[18] | header[19] << 8) == elfMachineAArch64);
 }
-

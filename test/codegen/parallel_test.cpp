@@ -18,8 +18,8 @@ namespace {
 /// Runs `compiled` with 1, 2 and 3 threads; checks every result against `expected` (Eigen)
 /// and the multi-threaded results against the single-threaded one.
 void requireSameOnAllThreadCounts(const CompiledProgram &compiled,
-                                  const std::vector<std::vector<float>> &inputs,
-                                  size_t outputSize, const std::vector<float> &expected) {
+                                  const std::vector<std::vector<float>> &inputs, size_t outputSize,
+                                  const std::vector<float> &expected) {
   std::vector<float> single;
   for (int threads : {1, 2, 3}) {
     CAPTURE(threads);

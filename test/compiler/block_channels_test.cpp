@@ -25,18 +25,22 @@ std::string convNet(const std::string &name, int64_t c, int64_t h, int64_t w, in
                     int64_t group = 1) {
   auto str = [](int64_t v) { return std::to_string(v); };
   const std::string conv = R"({"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"],
-     "outputs": [")" + std::string(residual ? "c" : "y") + R"("], "attributes": )" + attributes + "}";
+     "outputs": [")" + std::string(residual ? "c" : "y") +
+                           R"("], "attributes": )" + attributes + "}";
   const std::string tail = residual ? R"(,
     {"name": "add", "op_type": "Add", "inputs": ["c", "x"], "outputs": ["s"]},
     {"name": "relu", "op_type": "Relu", "inputs": ["s"], "outputs": ["y"]})"
                                     : "";
-  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) +
-         ", " + str(h) + ", " + str(w) + R"(]}], "outputs": ["y"],
-  "nodes": [)" + conv + tail + R"(],
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) + ", " +
+         str(h) + ", " + str(w) + R"(]}], "outputs": ["y"],
+  "nodes": [)" +
+         conv + tail + R"(],
   "initializers": [
-    {"name": "w", "shape": [)" + str(k) + ", " + str(c / group) + ", " + str(kernel) + ", " + str(kernel) +
+    {"name": "w", "shape": [)" +
+         str(k) + ", " + str(c / group) + ", " + str(kernel) + ", " + str(kernel) +
          R"(], "init": "he_normal", "seed": 3},
-    {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": 4}]})";
+    {"name": "b", "shape": [)" +
+         str(k) + R"(], "init": "he_normal", "seed": 4}]})";
 }
 
 ir::Program lower(const std::string &name, const std::string &json) {
@@ -45,7 +49,8 @@ ir::Program lower(const std::string &name, const std::string &json) {
 
 /// The buffer bound to kernel tensor `tensor` of call 0.
 const ir::Buffer &boundBuffer(const ir::Program &program, int tensor) {
-  return program.buffers.at(static_cast<size_t>(program.calls[0].args.at(static_cast<size_t>(tensor))));
+  return program.buffers.at(
+      static_cast<size_t>(program.calls[0].args.at(static_cast<size_t>(tensor))));
 }
 
 compiler::ModelSchedule layoutOnly(const std::string &node,
@@ -142,21 +147,21 @@ TEST_CASE("block_channels refuses what it cannot block, saying why", "[block-cha
   CHECK_THROWS_WITH(compiler::blockChannels(program, 0, "S1", 8),
                     Catch::Contains("are not 4-d (NCHW, NCHW, OIHW)"));
 
-  ir::Program grouped = lower(
-      "blockgroup", convNet("blockgroup", 8, 4, 4, 8, 1, R"({"group": 2})", false, 2));
+  ir::Program grouped =
+      lower("blockgroup", convNet("blockgroup", 8, 4, 4, 8, 1, R"({"group": 2})", false, 2));
   CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 8),
                     Catch::Contains("the block 8 does not divide its 4 output channels per group "
                                     "and its groups have 4 input channels, not one (depthwise)"));
   CHECK_THROWS_WITH(compiler::blockChannels(grouped, 0, "S1", 4, 8),
                     Catch::Contains("the input block 8 does not divide its 4 input channels per "
                                     "group"));
-  ir::Program multiplier = lower(
-      "blockmul", convNet("blockmul", 4, 4, 4, 12, 1, R"({"group": 4})", false, 4));
+  ir::Program multiplier =
+      lower("blockmul", convNet("blockmul", 4, 4, 4, 12, 1, R"({"group": 4})", false, 4));
   CHECK_THROWS_WITH(compiler::blockChannels(multiplier, 0, "S1", 4),
                     Catch::Contains("the block 4 does not divide its 3 output channels per group, "
                                     "nor they the block"));
-  ir::Program depthwise = lower(
-      "blockdw", convNet("blockdw", 8, 4, 4, 8, 1, R"({"group": 8})", false, 8));
+  ir::Program depthwise =
+      lower("blockdw", convNet("blockdw", 8, 4, 4, 8, 1, R"({"group": 8})", false, 8));
   CHECK_THROWS_WITH(compiler::blockChannels(depthwise, 0, "S1", 8, 4),
                     Catch::Contains("the input block 4 of a depthwise convolution is not its "
                                     "block 8"));
@@ -164,8 +169,9 @@ TEST_CASE("block_channels refuses what it cannot block, saying why", "[block-cha
 
 TEST_CASE("block_channels blocks a grouped conv inside each group, in the dense conv's layouts",
           "[block-channels]") {
-  ir::Program program = lower("blockgrp", convNet("blockgrp", 8, 3, 5, 16, 3,
-                                                  R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2));
+  ir::Program program =
+      lower("blockgrp",
+            convNet("blockgrp", 8, 3, 5, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2));
   compiler::padInput(program, 0, "S1");
   const ir::Tensor weights = boundBuffer(program, 1).data;
   CHECK(compiler::blockChannels(program, 0, "S1", 4, 2) == 2);
@@ -201,8 +207,9 @@ TEST_CASE("block_channels blocks a grouped conv inside each group, in the dense 
 }
 
 TEST_CASE("block_channels vectorizes a depthwise conv over its channels", "[block-channels]") {
-  ir::Program program = lower("blockdw", convNet("blockdw", 16, 3, 5, 16, 3,
-                                                 R"({"pads": [1, 1, 1, 1], "group": 16})", false, 16));
+  ir::Program program =
+      lower("blockdw", convNet("blockdw", 16, 3, 5, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 16})",
+                               false, 16));
   compiler::padInput(program, 0, "S1");
   CHECK(compiler::blockChannels(program, 0, "S1", 8) == 8);
   CHECK(program.calls[0].kernel.toString() == R"(kernel conv
@@ -227,8 +234,9 @@ TEST_CASE("block_channels vectorizes a depthwise conv over its channels", "[bloc
 
 TEST_CASE("block_channels repeats the input of a depthwise conv with a channel multiplier",
           "[block-channels]") {
-  ir::Program program = lower("blockmul", convNet("blockmul", 4, 3, 5, 8, 3,
-                                                  R"({"pads": [1, 1, 1, 1], "group": 4})", false, 4));
+  ir::Program program =
+      lower("blockmul",
+            convNet("blockmul", 4, 3, 5, 8, 3, R"({"pads": [1, 1, 1, 1], "group": 4})", false, 4));
   compiler::padInput(program, 0, "S1");
   CHECK(compiler::blockChannels(program, 0, "S1", 8) == 8);
   CHECK(program.calls[0].kernel.toString() == R"(kernel conv
@@ -265,29 +273,31 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
       {"blk_stride",
        convNet("blk_stride", 8, 9, 8, 16, 3, R"({"strides": [2, 2], "pads": [1, 0, 0, 1]})")},
       {"blk_point", convNet("blk_point", 16, 5, 6, 8, 1, R"({"strides": [2, 2]})")},
-      {"blk_stem", convNet("blk_stem", 3, 15, 14, 16, 7, R"({"strides": [2, 2], "pads": [3, 3, 3, 3]})")},
+      {"blk_stem",
+       convNet("blk_stem", 3, 15, 14, 16, 7, R"({"strides": [2, 2], "pads": [3, 3, 3, 3]})")},
       {"blk_residual", convNet("blk_residual", 8, 5, 7, 8, 3, R"({"pads": [1, 1, 1, 1]})", true)},
-      {"blk_group", convNet("blk_group", 16, 6, 7, 32, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
-                            false, 2)},
-      {"blk_group_stride", convNet("blk_group_stride", 16, 9, 8, 16, 3,
-                                   R"({"strides": [2, 2], "pads": [1, 0, 0, 1], "group": 4})",
-                                   false, 4),
+      {"blk_group",
+       convNet("blk_group", 16, 6, 7, 32, 3, R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2)},
+      {"blk_group_stride",
+       convNet("blk_group_stride", 16, 9, 8, 16, 3,
+               R"({"strides": [2, 2], "pads": [1, 0, 0, 1], "group": 4})", false, 4),
        4},
       {"blk_group_point", convNet("blk_group_point", 32, 5, 6, 16, 1, R"({"group": 2})", false, 2)},
       {"blk_group_residual", convNet("blk_group_residual", 16, 5, 7, 16, 3,
                                      R"({"pads": [1, 1, 1, 1], "group": 2})", true, 2)},
-      {"blk_dw", convNet("blk_dw", 16, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 16})",
-                         false, 16)},
-      {"blk_dw_stride", convNet("blk_dw_stride", 8, 9, 8, 8, 3,
-                                R"({"strides": [2, 2], "pads": [1, 1, 1, 1], "group": 8})", false, 8)},
-      {"blk_dw_residual", convNet("blk_dw_residual", 8, 5, 7, 8, 3,
-                                  R"({"pads": [1, 1, 1, 1], "group": 8})", true, 8)},
-      {"blk_dw_x2", convNet("blk_dw_x2", 8, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 8})",
-                            false, 8)},
-      {"blk_dw_x4", convNet("blk_dw_x4", 2, 6, 7, 8, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
-                            false, 2)},
-      {"blk_dw_x8", convNet("blk_dw_x8", 2, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 2})",
-                            false, 2)},
+      {"blk_dw",
+       convNet("blk_dw", 16, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 16})", false, 16)},
+      {"blk_dw_stride",
+       convNet("blk_dw_stride", 8, 9, 8, 8, 3,
+               R"({"strides": [2, 2], "pads": [1, 1, 1, 1], "group": 8})", false, 8)},
+      {"blk_dw_residual",
+       convNet("blk_dw_residual", 8, 5, 7, 8, 3, R"({"pads": [1, 1, 1, 1], "group": 8})", true, 8)},
+      {"blk_dw_x2",
+       convNet("blk_dw_x2", 8, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 8})", false, 8)},
+      {"blk_dw_x4",
+       convNet("blk_dw_x4", 2, 6, 7, 8, 3, R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2)},
+      {"blk_dw_x8",
+       convNet("blk_dw_x8", 2, 6, 7, 16, 3, R"({"pads": [1, 1, 1, 1], "group": 2})", false, 2)},
   };
   for (const Case &c : cases) {
     const std::string path = test::writeModel(c.name, c.json).string();
@@ -300,8 +310,8 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
     CHECK(test::referenceError(
               compiler::lowerToPolyhedral(ir::loadModel(path), layoutOnly("conv", steps)), path) <=
           1e-5);
-    for (codegen::VectorUnit unit : {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16},
-                                     codegen::VectorUnit{4, 32}}) {
+    for (codegen::VectorUnit unit :
+         {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16}, codegen::VectorUnit{4, 32}}) {
       INFO("lanes " << unit.lanes);
       compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
       CHECK(compiler::scheduleToJson(model.schedule).find("block_channels") != std::string::npos);
@@ -317,10 +327,10 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // k'0, oh, ow, k'1, c'0, r, s, c'1], depthwise S1[n, k0, oh, ow, k1, r, s].
   auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit, int64_t group = 1,
                    compiler::TraceChoices choices = {}) {
-    ir::Program program = lower("blocktile", convNet("blocktile", 64, 4, width, 64, 3,
-                                                     R"({"pads": [1, 1, 1, 1], "group": )" +
-                                                         std::to_string(group) + "}",
-                                                     false, group));
+    ir::Program program = lower(
+        "blocktile",
+        convNet("blocktile", 64, 4, width, 64, 3,
+                R"({"pads": [1, 1, 1, 1], "group": )" + std::to_string(group) + "}", false, group));
     compiler::padInput(program, 0, "S1");
     compiler::blockChannels(program, 0, "S1", block);
     std::optional<compiler::RegisterTile> tile =

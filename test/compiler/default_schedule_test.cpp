@@ -122,21 +122,23 @@ std::string convReluModel(const std::string &name, int64_t c, int64_t h, int64_t
   return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) + ", " +
          str(h) + ", " + str(w) + R"(]}], "outputs": ["y"], "nodes": [
       {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
-       "attributes": {"kernel_shape": [)" + str(window) + ", " + str(window) + R"(], "strides": [)" +
-         str(stride) + ", " + str(stride) + R"(], "pads": [)" + pad + ", " + pad + ", " + pad + ", " +
-         pad + R"(], "group": )" + str(group) + R"(}},
+       "attributes": {"kernel_shape": [)" +
+         str(window) + ", " + str(window) + R"(], "strides": [)" + str(stride) + ", " +
+         str(stride) + R"(], "pads": [)" + pad + ", " + pad + ", " + pad + ", " + pad +
+         R"(], "group": )" + str(group) + R"(}},
       {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}],
     "initializers": [
-      {"name": "w", "shape": [)" + str(k) + ", " + str(c / group) + ", " + str(window) + ", " +
-         str(window) + R"(], "init": "he_normal", "seed": 3},
-      {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": 4}]})";
+      {"name": "w", "shape": [)" +
+         str(k) + ", " + str(c / group) + ", " + str(window) + ", " + str(window) +
+         R"(], "init": "he_normal", "seed": 3},
+      {"name": "b", "shape": [)" +
+         str(k) + R"(], "init": "he_normal", "seed": 4}]})";
 }
 
 /// The default trace of `json`'s conv kernel for a machine with `unit`, as a schedule file, and
 /// the model's error against the reference executor with 2 threads.
-std::pair<std::string, double> defaultTraceAndError(const std::string &name,
-                                                    const std::string &json,
-                                                    codegen::VectorUnit unit) {
+std::pair<std::string, double>
+defaultTraceAndError(const std::string &name, const std::string &json, codegen::VectorUnit unit) {
   const std::string path = test::writeModel(name, json).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
   std::string trace = compiler::scheduleToJson(model.schedule);
@@ -179,8 +181,8 @@ TEST_CASE("the default trace keeps a depthwise conv whose rows are whole vectors
           "[default-schedule][jit]") {
   // Depthwise 3x3, padding 1, 32 columns: vectorized along ow, the whole row (4 vectors of 8)
   // in the tile.
-  auto [trace, error] = defaultTraceAndError(
-      "dwnchw", convReluModel("dwnchw", 8, 5, 32, 8, 3, 1, 8), {8, 16});
+  auto [trace, error] =
+      defaultTraceAndError("dwnchw", convReluModel("dwnchw", 8, 5, 32, 8, 3, 1, 8), {8, 16});
   INFO(trace);
   CHECK(has(trace, "pad_input"));
   CHECK(!has(trace, "block_channels"));

@@ -52,9 +52,9 @@ const char *kGroup = R"({"primitive":"group","G":2,"capacity":{"legal":true,"pol
 
 TEST_CASE("neural steps parse without a statement and print with their capacity record",
           "[schedule-trace][neural]") {
-  const compiler::ModelSchedule schedule = parse(
-      std::string(R"("conv": [)") + kGroup +
-      R"(, {"primitive":"seq2","u":2,"G":2}, {"primitive":"seq1","groups":[1,2]}])");
+  const compiler::ModelSchedule schedule =
+      parse(std::string(R"("conv": [)") + kGroup +
+            R"(, {"primitive":"seq2","u":2,"G":2}, {"primitive":"seq1","groups":[1,2]}])");
   const std::vector<compiler::ScheduleStep> &steps = schedule.kernels.at(0).steps;
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].statements.empty());
@@ -84,8 +84,8 @@ TEST_CASE("malformed neural steps are refused naming the file, node, step and fi
 TEST_CASE("a trace of neural steps changes the node, then the default trace schedules it",
           "[schedule-trace][neural][jit]") {
   const std::string path = test::writeModel("neuralnet", kNet).string();
-  compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(ir::loadModel(path), parse(std::string(R"("conv": [)") + kGroup + "]"));
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(
+      ir::loadModel(path), parse(std::string(R"("conv": [)") + kGroup + "]"));
   const compiler::KernelSchedule &trace = model.schedule.kernels.at(0);
   CHECK(trace.node == "conv");
   REQUIRE(trace.steps.size() > 1);
@@ -94,8 +94,8 @@ TEST_CASE("a trace of neural steps changes the node, then the default trace sche
   CHECK(model.graph.nodes.at(0).getInt("group", 1) == 2);
   const ir::Graph grouped = nas::applyNeuralStep(ir::loadModel(path), {"conv", "group", {2}});
   const std::string printed = compiler::scheduleToJson(model.schedule);
-  compiler::PolyhedralModel replay =
-      compiler::lowerToPolyhedral(ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
+  compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
+      ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
   CHECK(compiler::scheduleToJson(replay.schedule) == printed);
   CHECK(compiler::generateCode(model, {}).llvmIr() == compiler::generateCode(replay, {}).llvmIr());
   CHECK(errorAgainst(std::move(model), grouped) <= 1e-5);
@@ -105,8 +105,7 @@ TEST_CASE("schedule steps follow the neural steps of their node in the same trac
           "[schedule-trace][neural][jit]") {
   const std::string path = test::writeModel("neuralnet", kNet).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(
-      ir::loadModel(path),
-      parse(R"("conv": [{"primitive":"spatial_bottleneck","S":2},
+      ir::loadModel(path), parse(R"("conv": [{"primitive":"spatial_bottleneck","S":2},
                         {"primitive":"interchange","statement":"S1","order":[0,1,2,4,5,6,3]},
                         {"primitive":"parallelize","statement":"S1","member":1}])"));
   REQUIRE(model.schedule.kernels.at(0).steps.size() == 3);
@@ -131,8 +130,8 @@ TEST_CASE("a node replaced by seq1 keeps its neural trace; its parts are schedul
   CHECK(std::count(nodes.begin(), nodes.end(), "conv_part0") == 1);
   CHECK(std::count(nodes.begin(), nodes.end(), "conv_part1") == 1);
   const std::string printed = compiler::scheduleToJson(model.schedule);
-  compiler::PolyhedralModel replay =
-      compiler::lowerToPolyhedral(ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
+  compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
+      ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
   CHECK(compiler::scheduleToJson(replay.schedule) == printed);
   const ir::Graph parts = nas::applyNeuralStep(ir::loadModel(path), {"conv", "seq1", {1, 2}});
   CHECK(errorAgainst(std::move(model), parts) <= 1e-5);

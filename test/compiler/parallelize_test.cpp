@@ -1,8 +1,8 @@
 // Golden tests of the parallelize primitive: isl schedule trees and ASTs of a small matmul and a
 // stencil before and after, its typed refusals (loops carrying a dependence, a reduction loop,
-// nested parallel loops, a loop of one iteration, bad members, bands and statements), the marked loop kept under its mark
-// by later primitives, and a conv net JIT-compiled with a parallel output-channel loop on three
-// threads that equals the Eigen reference executor.
+// nested parallel loops, a loop of one iteration, bad members, bands and statements), the marked
+// loop kept under its mark by later primitives, and a conv net JIT-compiled with a parallel
+// output-channel loop on three threads that equals the Eigen reference executor.
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Parallelize.h"

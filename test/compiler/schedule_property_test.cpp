@@ -42,7 +42,8 @@ std::string convNode(const std::string &weights, const std::string &attributes) 
 
 std::string convWeights(const std::string &shape, int k) {
   return R"({"name": "w", "shape": )" + shape + R"(, "init": "he_normal", "seed": 1},
-            {"name": "b", "shape": [)" + std::to_string(k) + R"(], "init": "he_normal", "seed": 2})";
+            {"name": "b", "shape": [)" +
+         std::to_string(k) + R"(], "init": "he_normal", "seed": 2})";
 }
 
 std::string modelJson(const KernelKind &kind) {
@@ -110,7 +111,8 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
     INFO(kind.name << " trace " << checked << ":\n" << trace);
     compiler::CompileOptions options;
     options.threads = 2;
-    auto model = compiler::CompiledModel::compile(compiler::lowerToPolyhedral(graph, schedule), options);
+    auto model =
+        compiler::CompiledModel::compile(compiler::lowerToPolyhedral(graph, schedule), options);
     std::vector<float> got = model->run({input}).at(0).f;
     REQUIRE(test::relativeError(got, expected) <= 1e-5);
     ++checked;
@@ -120,32 +122,44 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
 
 std::vector<KernelKind> kernelKinds() {
   return {
-      {"dense", {2, 4, 7, 6}, convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})"),
+      {"dense",
+       {2, 4, 7, 6},
+       convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})"),
        convWeights("[8, 4, 3, 3]", 8)},
-      {"grouped", {1, 8, 6, 6},
+      {"grouped",
+       {1, 8, 6, 6},
        convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2})"),
        convWeights("[8, 4, 3, 3]", 8)},
-      {"grouped_odd", {1, 4, 6, 6},
+      {"grouped_odd",
+       {1, 4, 6, 6},
        convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 2})"),
        convWeights("[6, 2, 3, 3]", 6)},
-      {"depthwise", {1, 8, 6, 5},
+      {"depthwise",
+       {1, 8, 6, 5},
        convNode("w", R"({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 8})"),
        convWeights("[8, 1, 3, 3]", 8)},
-      {"depthwise_multiplier", {1, 4, 7, 5},
-       convNode("w", R"({"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 1, 1, 1], "group": 4})"),
+      {"depthwise_multiplier",
+       {1, 4, 7, 5},
+       convNode("w",
+                R"({"kernel_shape": [3, 3], "strides": [2, 1], "pads": [1, 1, 1, 1], "group": 4})"),
        convWeights("[8, 1, 3, 3]", 8)},
-      {"pointwise", {1, 4, 5, 6}, convNode("w", R"({"kernel_shape": [1, 1]})"),
+      {"pointwise",
+       {1, 4, 5, 6},
+       convNode("w", R"({"kernel_shape": [1, 1]})"),
        convWeights("[5, 4, 1, 1]", 5)},
-      {"strided", {1, 3, 9, 8},
+      {"strided",
+       {1, 3, 9, 8},
        convNode("w", R"({"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 0, 1]})"),
        convWeights("[4, 3, 3, 3]", 4)},
-      {"pooling", {1, 3, 7, 6},
+      {"pooling",
+       {1, 3, 7, 6},
        R"({"name": "max", "op_type": "MaxPool", "inputs": ["x"], "outputs": ["m"],
            "attributes": {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}},
           {"name": "avg", "op_type": "AveragePool", "inputs": ["m"], "outputs": ["y"],
            "attributes": {"kernel_shape": [2, 2], "pads": [0, 0, 1, 1]}})",
        ""},
-      {"gemm", {3, 10},
+      {"gemm",
+       {3, 10},
        R"({"name": "op", "op_type": "Gemm", "inputs": ["x", "w", "b"], "outputs": ["y"],
            "attributes": {"transB": 1}})",
        R"({"name": "w", "shape": [7, 10], "init": "he_normal", "seed": 1},
@@ -199,11 +213,11 @@ TEST_CASE("trace 187 of the grouped conv is refused: it ran a reduction loop in 
                     Catch::Contains("step 5 parallelize") && Catch::Contains("a reduction"));
   schedule.kernels[0].steps.pop_back();
   ir::Tensor input = test::normalTensor(kernelKind("grouped_odd").input, 17);
-  std::vector<float> expected =
-      runtime::runReference(graph, {{"x", input}}).at("y").f;
+  std::vector<float> expected = runtime::runReference(graph, {{"x", input}}).at("y").f;
   compiler::CompileOptions options;
   options.threads = 2;
-  auto model = compiler::CompiledModel::compile(compiler::lowerToPolyhedral(graph, schedule), options);
+  auto model =
+      compiler::CompiledModel::compile(compiler::lowerToPolyhedral(graph, schedule), options);
   CHECK(test::relativeError(model->run({input}).at(0).f, expected) <= 1e-5);
 }
 

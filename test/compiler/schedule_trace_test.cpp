@@ -68,12 +68,13 @@ TEST_CASE("a schedule prints as JSON, one step per line, and parses back to the 
 TEST_CASE("optional arguments are filled in when a schedule is parsed", "[schedule-trace]") {
   compiler::ModelSchedule schedule = compiler::scheduleFromJson(
       wrapSteps(R"({"primitive": "vectorize", "statement": "S0", "member": 3})"), "s.json");
-  CHECK(schedule.kernels.at(0).steps.at(0).toString() == "vectorize(S0, member=3, width=0, band=0)");
+  CHECK(schedule.kernels.at(0).steps.at(0).toString() ==
+        "vectorize(S0, member=3, width=0, band=0)");
 }
 
 TEST_CASE("malformed schedules are refused naming the file, node, step and field",
           "[schedule-trace][error]") {
-  CHECK(parseError("{") .rfind("s.json: invalid JSON: ", 0) == 0);
+  CHECK(parseError("{").rfind("s.json: invalid JSON: ", 0) == 0);
   CHECK(parseError(R"({"kernels": {}})") ==
         "s.json: field 'nasc_schedule' must be 1 (the schedule format version)");
   CHECK(parseError(R"({"nasc_schedule": 1, "kernels": []})") ==
@@ -110,9 +111,10 @@ TEST_CASE("malformed schedules are refused naming the file, node, step and field
 TEST_CASE("applyTrace equals the primitives called one after another", "[schedule-trace]") {
   poly::IslContext ctx;
   auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
-  compiler::KernelSchedule trace{"matmul",
-                                 {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
-                                  step("split", "S1", {{"member", {0}}, {"factor", {3}}, {"band", {2}}})}};
+  compiler::KernelSchedule trace{
+      "matmul",
+      {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
+       step("split", "S1", {{"member", {0}}, {"factor", {3}}, {"band", {2}}})}};
   poly::Scop direct = scop;
   direct.schedule = compiler::tile(direct, deps, "S1", {2, 4});
   direct.schedule = compiler::split(direct, deps, "S1", 0, 3, 2);
@@ -158,14 +160,17 @@ TEST_CASE("a step that no longer applies is refused naming the file, node and st
           "[schedule-trace][error]") {
   poly::IslContext ctx;
   auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
-  compiler::KernelSchedule trace{"matmul",
-                                 {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
-                                  step("split", "S1", {{"member", {2}}, {"factor", {3}}, {"band", {1}}})}};
+  compiler::KernelSchedule trace{
+      "matmul",
+      {step("tile", "S1", {{"sizes", {2, 4}}, {"band", {0}}}),
+       step("split", "S1", {{"member", {2}}, {"factor", {3}}, {"band", {1}}})}};
   CHECK_THROWS_AS(compiler::applyTrace(scop, deps, trace, "t.json"), compiler::StaleScheduleStep);
-  CHECK_THROWS_WITH(compiler::applyTrace(scop, deps, trace, "t.json"),
-                    "t.json: node 'matmul' step 2 split(S1, member=2, factor=3, band=1) does not "
-                    "apply: split of statement 'S1' member 2 by 3: the band has 2 members (0 .. 1)");
-  compiler::KernelSchedule unknown{"matmul", {step("parallelize", "S9", {{"member", {0}}, {"band", {0}}})}};
+  CHECK_THROWS_WITH(
+      compiler::applyTrace(scop, deps, trace, "t.json"),
+      "t.json: node 'matmul' step 2 split(S1, member=2, factor=3, band=1) does not "
+      "apply: split of statement 'S1' member 2 by 3: the band has 2 members (0 .. 1)");
+  compiler::KernelSchedule unknown{"matmul",
+                                   {step("parallelize", "S9", {{"member", {0}}, {"band", {0}}})}};
   CHECK_THROWS_WITH(compiler::applyTrace(scop, deps, unknown, "t.json"),
                     "t.json: node 'matmul' step 1 parallelize(S9, member=0, band=0) does not "
                     "apply: parallelize: no statement named 'S9' in the Scop");
@@ -229,7 +234,8 @@ TEST_CASE("the default schedule, printed and replayed, is the default schedule",
       ir::loadModel(path),
       compiler::scheduleFromJson(compiler::scheduleToJson(defaults.schedule), "d.json"));
   for (size_t k = 0; k < defaults.scops.size(); ++k)
-    CHECK(test::scheduleText(defaults.scops[k].schedule) == test::scheduleText(replay.scops[k].schedule));
+    CHECK(test::scheduleText(defaults.scops[k].schedule) ==
+          test::scheduleText(replay.scops[k].schedule));
 }
 
 TEST_CASE("schedule entries name kernels by any node they implement, each kernel once",
@@ -242,10 +248,11 @@ TEST_CASE("schedule entries name kernels by any node they implement, each kernel
   compiler::PolyhedralModel byRelu = lower(R"({"nasc_schedule": 1, "kernels": {"relu": []}})");
   CHECK(byRelu.schedule.kernels[0].node == "relu");
   CHECK(byRelu.schedule.kernels[0].steps.empty());
-  CHECK_THROWS_WITH(lower(R"({"nasc_schedule": 1, "kernels": {"conv9": []}})"),
-                    "s.json: node 'conv9' is implemented by no kernel of model 'tracenet' (see "
-                    "`nasc inspect MODEL --stage schedule`; the parts that seq1, seq2 and seq3 make of "
-                    "a node are scheduled under their own names)");
+  CHECK_THROWS_WITH(
+      lower(R"({"nasc_schedule": 1, "kernels": {"conv9": []}})"),
+      "s.json: node 'conv9' is implemented by no kernel of model 'tracenet' (see "
+      "`nasc inspect MODEL --stage schedule`; the parts that seq1, seq2 and seq3 make of "
+      "a node are scheduled under their own names)");
   CHECK_THROWS_WITH(lower(R"({"nasc_schedule": 1, "kernels": {"conv": [], "relu": []}})"),
                     "s.json: nodes 'conv' and 'relu' name the same kernel 'conv'");
   CHECK_THROWS_AS(lower(wrapSteps(R"({"primitive": "interchange", "statement": "S1", )"

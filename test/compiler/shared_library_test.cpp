@@ -60,7 +60,8 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
   std::ofstream(dir / "smallnet.json") << kSmallNet;
   ir::Graph graph = ir::loadModel((dir / "smallnet.json").string());
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(graph);
-  compiler::emitSharedLibrary(model, {}, (dir / "libsmallnet.so").string(), (dir / "smallnet.h").string());
+  compiler::emitSharedLibrary(model, {}, (dir / "libsmallnet.so").string(),
+                              (dir / "smallnet.h").string());
 
   REQUIRE(test::buildAbiDriver(dir / "abi_driver") == 0);
 
@@ -76,8 +77,8 @@ TEST_CASE("a compiled library run from C through the ABI matches the reference e
   std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
   CHECK(text.find("input  0: 'image' float32 2x3x11x9") != std::string::npos);
   CHECK(text.find("output 0: 'scores' float32 2x5") != std::string::npos);
-  CHECK(text.find("int nasc_model_run(nasc_model *model, const float *const *inputs, float *const *outputs);") !=
-        std::string::npos);
+  CHECK(text.find("int nasc_model_run(nasc_model *model, const float *const *inputs, float *const "
+                  "*outputs);") != std::string::npos);
 }
 
 TEST_CASE("a library compiled with 3 default threads and run with set_num_threads(2) matches the "
@@ -86,16 +87,17 @@ TEST_CASE("a library compiled with 3 default threads and run with set_num_thread
   fs::path dir = workDir() / "threads";
   fs::create_directories(dir);
   std::ofstream(dir / "smallnet.json") << kSmallNet;
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel((dir / "smallnet.json").string()));
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel((dir / "smallnet.json").string()));
   compiler::CompileOptions options;
   options.threads = 3;
   compiler::emitSharedLibrary(model, options, (dir / "libsmallnet.so").string(), "");
 
   REQUIRE(test::buildAbiDriver(dir / "abi_driver") == 0);
   ir::Tensor input = test::normalTensor({2, 3, 11, 9}, 42);
-  auto expected = runtime::runReference(ir::loadModelRaw((dir / "smallnet.json").string()),
-                                        {{"image", input}})
-                      .at("scores");
+  auto expected =
+      runtime::runReference(ir::loadModelRaw((dir / "smallnet.json").string()), {{"image", input}})
+          .at("scores");
   for (std::string threads : {"", "2"}) {
     CAPTURE(threads);
     test::AbiDriverRun run = test::runAbiDriver(dir / "abi_driver", dir / "libsmallnet.so", input,

@@ -27,7 +27,8 @@ TEST_CASE("a schedule file's default_trace step names no statement and reads bac
           "unroll": 4}]}})",
       "s.json");
   REQUIRE(schedule.kernels.size() == 1);
-  CHECK(compiler::traceChoices(schedule.kernels[0], "s.json") == compiler::TraceChoices{0, 1, 4, 0});
+  CHECK(compiler::traceChoices(schedule.kernels[0], "s.json") ==
+        compiler::TraceChoices{0, 1, 4, 0});
   CHECK(compiler::scheduleToJson(schedule).find(
             R"({"primitive":"default_trace","block":0,"jam":1,"unroll":4,"order":0})") !=
         std::string::npos);
@@ -42,7 +43,8 @@ TEST_CASE("a default_trace step comes last, after neural steps only, with no neg
           "[trace-choices]") {
   const compiler::ScheduleStep choices = compiler::defaultTraceStep({0, 1, 0});
   const compiler::ScheduleStep group{"group", {}, {{"groups", {2}}}};
-  const compiler::ScheduleStep split{"split", {"S1"}, {{"member", {0}}, {"factor", {2}}, {"band", {0}}}};
+  const compiler::ScheduleStep split{
+      "split", {"S1"}, {{"member", {0}}, {"factor", {2}}, {"band", {0}}}};
   CHECK(compiler::scheduledByDefault({"conv", {group, choices}}, "s.json"));
   CHECK(compiler::scheduledByDefault({"conv", {choices}}, "s.json"));
   CHECK_FALSE(compiler::scheduledByDefault({"conv", {split}}, "s.json"));
@@ -51,12 +53,12 @@ TEST_CASE("a default_trace step comes last, after neural steps only, with no neg
                                     "trace's last step"));
   CHECK_THROWS_WITH(compiler::scheduledByDefault({"conv", {split, choices}}, "s.json"),
                     Catch::Contains("after neural steps only"));
-  CHECK_THROWS_WITH(compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, -1, 0})}},
-                                           "s.json"),
-                    Catch::Contains("a choice must be 0"));
-  CHECK_THROWS_WITH(compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, 0, 0, 3})}},
-                                           "s.json"),
-                    Catch::Contains("order must be 0, 1 (output channels outside the rows) or 2"));
+  CHECK_THROWS_WITH(
+      compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, -1, 0})}}, "s.json"),
+      Catch::Contains("a choice must be 0"));
+  CHECK_THROWS_WITH(
+      compiler::traceChoices({"conv", {compiler::defaultTraceStep({0, 0, 0, 3})}}, "s.json"),
+      Catch::Contains("order must be 0, 1 (output channels outside the rows) or 2"));
 }
 
 TEST_CASE("the pipeline gives a kernel with a default_trace step the default trace of its "
@@ -72,11 +74,12 @@ TEST_CASE("the pipeline gives a kernel with a default_trace step the default tra
   // default trace's own tile is 2 x 4 (k0 split by 2).
   CHECK(text.find(R"("primitive":"split","statement":"S1","member":3,"factor":4)") !=
         std::string::npos);
-  const compiler::PolyhedralModel byDefault = compiler::lowerToPolyhedral(ir::loadModel(path), {}, avx2);
+  const compiler::PolyhedralModel byDefault =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, avx2);
   CHECK(compiler::scheduleToJson(byDefault.schedule) != text);
-  CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
-                                                         choicesSchedule({0, 1, 4}), avx2),
-                             path) <= 1e-5);
+  CHECK(test::referenceError(
+            compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule({0, 1, 4}), avx2),
+            path) <= 1e-5);
 }
 
 namespace {
@@ -121,7 +124,7 @@ TEST_CASE("a one-vector register tile puts the output rows outside its output ch
   for (const auto &[path, choices] :
        {std::pair{pointwise, compiler::TraceChoices{}}, std::pair{pointwise, channelsOutside},
         std::pair{dense, rowsOutside}})
-    CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
-                                                           choicesSchedule(choices), {8, 16}),
-                               path) <= 1e-5);
+    CHECK(test::referenceError(
+              compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), {8, 16}),
+              path) <= 1e-5);
 }

@@ -22,10 +22,14 @@ namespace {
 const fs::path kTestData = "/usr/share/libonnx-testdata/data";
 
 /// The ops of issue #2, the ones whose conformance is counted.
-const std::set<std::string> kSupportedOps = {
-    "Conv",    "BatchNormalization", "Relu", "MaxPool",  "AveragePool", "GlobalAveragePool", "Add",
-    "Flatten", "Gemm",               "Concat", "Identity", "Dropout",   "Constant",
-    "Slice",   "Resize"};
+const std::set<std::string> kSupportedOps = {"Conv",        "BatchNormalization",
+                                             "Relu",        "MaxPool",
+                                             "AveragePool", "GlobalAveragePool",
+                                             "Add",         "Flatten",
+                                             "Gemm",        "Concat",
+                                             "Identity",    "Dropout",
+                                             "Constant",    "Slice",
+                                             "Resize"};
 
 std::vector<fs::path> caseDirs() {
   std::vector<fs::path> dirs;
@@ -41,9 +45,9 @@ std::vector<fs::path> caseDirs() {
 }
 
 bool usesOnlySupportedOps(const ir::Graph &graph) {
-  return !graph.nodes.empty() && std::all_of(graph.nodes.begin(), graph.nodes.end(), [](const ir::Node &n) {
-    return kSupportedOps.count(n.op_type) != 0;
-  });
+  return !graph.nodes.empty() &&
+         std::all_of(graph.nodes.begin(), graph.nodes.end(),
+                     [](const ir::Node &n) { return kSupportedOps.count(n.op_type) != 0; });
 }
 
 fs::path dataFile(const fs::path &dir, const std::string &kind, size_t i) {

@@ -237,13 +237,12 @@ TEST_CASE("Resize errors name the file, node and attribute or input") {
   };
   REQUIRE_THROWS_WITH(infer({"x", "", "scales"}, {{"mode", std::string("cubic")}}),
                       Catch::Contains("test.json") && Catch::Contains("'up' (Resize)") &&
-                          Catch::Contains("attribute 'mode'") &&
-                          Catch::Contains("not supported"));
+                          Catch::Contains("attribute 'mode'") && Catch::Contains("not supported"));
   REQUIRE_THROWS_WITH(infer({"x", "", "scales"}, {{"nearest_mode", std::string("odd")}}),
                       Catch::Contains("attribute 'nearest_mode'"));
   REQUIRE_THROWS_WITH(infer({"x", "", "scales", "sizes"}, {}),
                       Catch::Contains("'up' (Resize)") && Catch::Contains("exactly one"));
-  REQUIRE_THROWS_WITH(infer({"x", "", "x"}, {}),
-                      Catch::Contains("'up' (Resize)") && Catch::Contains("input 'scales'") &&
-                          Catch::Contains("constant"));
+  REQUIRE_THROWS_WITH(infer({"x", "", "x"}, {}), Catch::Contains("'up' (Resize)") &&
+                                                     Catch::Contains("input 'scales'") &&
+                                                     Catch::Contains("constant"));
 }

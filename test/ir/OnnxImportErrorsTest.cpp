@@ -61,7 +61,13 @@ TEST_CASE("a symbolic input dim is an error naming the input unless overridden")
 
 TEST_CASE("a negative input dim is an error naming the file and the input") {
   onnx::ModelProto model = reluModel({"1", "3", "8", "8"});
-  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(-8);
+  model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(2)
+      ->set_dim_value(-8);
   std::string path = save(model, "negative_dim.onnx");
   REQUIRE_THROWS_WITH(nasc::ir::importOnnx(path),
                       path + ": value 'x' has a negative dimension (-8)");

@@ -129,11 +129,10 @@ TEST_CASE("Slice with constant starts / ends / axes / steps matches ONNX test da
 }
 
 TEST_CASE("Resize (nearest) with constant scales or sizes matches ONNX test data") {
-  for (const char *name : {"node/test_resize_downsample_scales_nearest",
-                           "node/test_resize_downsample_sizes_nearest",
-                           "node/test_resize_upsample_scales_nearest",
-                           "node/test_resize_upsample_sizes_nearest",
-                           "node/test_resize_upsample_sizes_nearest_ceil_half_pixel"})
+  for (const char *name :
+       {"node/test_resize_downsample_scales_nearest", "node/test_resize_downsample_sizes_nearest",
+        "node/test_resize_upsample_scales_nearest", "node/test_resize_upsample_sizes_nearest",
+        "node/test_resize_upsample_sizes_nearest_ceil_half_pixel"})
     checkCase(name, true);
 }
 

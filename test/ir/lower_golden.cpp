@@ -284,8 +284,8 @@ nasc::ir::Tensor floats(const std::vector<float> &values) {
 TEST_CASE("Slice reads start + step·i, negative steps counting down from the clamped start") {
   // Rows: start 1, end 6, step 2 -> 1, 3, 5. Columns of 5: start -1 -> 4, end -100 clamped to
   // -1, step -2 -> 4, 2, 0.
-  Graph g = oneNodeGraph("Slice", {1, 2, 6, 5}, {1, 2, 3, 3}, {},
-                         {"starts", "ends", "axes", "steps"});
+  Graph g =
+      oneNodeGraph("Slice", {1, 2, 6, 5}, {1, 2, 3, 3}, {}, {"starts", "ends", "axes", "steps"});
   g.initializers["starts"] = int64s({1, -1});
   g.initializers["ends"] = int64s({6, -100});
   g.initializers["axes"] = int64s({2, 3});
@@ -313,8 +313,8 @@ TEST_CASE("Resize nearest x2 (asymmetric, floor) ties a source index s = floor(o
                          " : w - 2*s3 >= 0 : -w + 2*s3 + 1 >= 0\n"
                          "    y[n, c, h, w] = x[n, c, s2, s3]\n");
   const auto y = nasc::lowertest::runProgram(nasc::ir::lowerGraph(g), {{1, 2, 3, 4, 5, 6}});
-  CHECK(y.at(0) == std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3,
-                                      4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6});
+  CHECK(y.at(0) ==
+        std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6});
 }
 
 TEST_CASE("Resize nearest /2 (half_pixel, round_prefer_floor) reads x[2·o] directly") {

@@ -108,13 +108,13 @@ TEST_CASE("3-d AveragePool's count table is the row-major product of the per-axi
                           {"ceil_mode", int64_t(1)}});
   Program p = lowerOne(g);
   CHECK(p.buffers.at(static_cast<size_t>(p.calls[0].args[1])).shape == nasc::ir::Shape{1, 3, 3});
-  CHECK(reciprocalCounts(p) == std::vector<float>{0.25f, 0.25f, 0.5f, 0.125f, 0.125f, 0.25f,
-                                                  0.125f, 0.125f, 0.25f});
+  CHECK(reciprocalCounts(p) ==
+        std::vector<float>{0.25f, 0.25f, 0.5f, 0.125f, 0.125f, 0.25f, 0.125f, 0.125f, 0.25f});
 }
 
 TEST_CASE("Conv whose W has another rank than X is rejected naming the node") {
   Graph g = oneNodeGraph("Conv", {1, 2, 7}, {1, 4, 5}, {}, {"w"});
   addInitializer(g, "w", {4, 2, 3, 1});
-  CHECK_THROWS_WITH(nasc::ir::lowerGraph(g), Catch::Contains("node 'op' (Conv)") &&
-                                                 Catch::Contains("must be N×C×D1×..."));
+  CHECK_THROWS_WITH(nasc::ir::lowerGraph(g),
+                    Catch::Contains("node 'op' (Conv)") && Catch::Contains("must be N×C×D1×..."));
 }

@@ -78,13 +78,20 @@ float evaluate(const ir::Kernel &kernel, const ir::Expr &e, const std::vector<in
   float a = evaluate(kernel, e.args[0], point, tensors);
   float b = evaluate(kernel, e.args[1], point, tensors);
   switch (e.op) {
-  case Op::Add: return a + b;
-  case Op::Sub: return a - b;
-  case Op::Mul: return a * b;
-  case Op::Div: return a / b;
-  case Op::Max: return std::max(a, b);
-  case Op::Min: return std::min(a, b);
-  default: throw std::runtime_error("bad expression");
+  case Op::Add:
+    return a + b;
+  case Op::Sub:
+    return a - b;
+  case Op::Mul:
+    return a * b;
+  case Op::Div:
+    return a / b;
+  case Op::Max:
+    return std::max(a, b);
+  case Op::Min:
+    return std::min(a, b);
+  default:
+    throw std::runtime_error("bad expression");
   }
 }
 

@@ -16,13 +16,18 @@ namespace {
 
 ir::Attribute attributeOf(const onnx::AttributeProto &a) {
   switch (a.type()) {
-  case onnx::AttributeProto::INT: return a.i();
-  case onnx::AttributeProto::FLOAT: return a.f();
-  case onnx::AttributeProto::STRING: return a.s();
-  case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+  case onnx::AttributeProto::INT:
+    return a.i();
+  case onnx::AttributeProto::FLOAT:
+    return a.f();
+  case onnx::AttributeProto::STRING:
+    return a.s();
+  case onnx::AttributeProto::INTS:
+    return std::vector<int64_t>(a.ints().begin(), a.ints().end());
   case onnx::AttributeProto::FLOATS:
     return std::vector<float>(a.floats().begin(), a.floats().end());
-  default: throw std::runtime_error("unsupported attribute kind in test model: " + a.name());
+  default:
+    throw std::runtime_error("unsupported attribute kind in test model: " + a.name());
   }
 }
 

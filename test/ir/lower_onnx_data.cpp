@@ -195,8 +195,8 @@ TEST_CASE("MatMul, Squeeze, Unsqueeze and Identity kernels match ONNX node test 
 
 TEST_CASE("Slice kernels match ONNX node test data (negative indices, clamping, steps, axes)") {
   auto name = GENERATE(as<std::string>{}, "test_slice", "test_slice_default_axes",
-                       "test_slice_default_steps", "test_slice_end_out_of_bounds",
-                       "test_slice_neg", "test_slice_neg_steps", "test_slice_negative_axes");
+                       "test_slice_default_steps", "test_slice_end_out_of_bounds", "test_slice_neg",
+                       "test_slice_neg_steps", "test_slice_negative_axes");
   checkNodeCase(name, {1, 2, 3, 4});
 }
 
@@ -210,18 +210,18 @@ TEST_CASE("Resize nearest kernels match ONNX node test data (scales, sizes, alig
 
 TEST_CASE("graphs from loadModel (import, folding, shape inference) lower and run correctly, "
           "also one without inputs") {
-  auto [suite, name] = GENERATE(table<std::string, std::string>(
-      {{"pytorch-converted", "test_Conv2d_groups"},
-       {"pytorch-converted", "test_Conv2d_depthwise_padded"},
-       {"pytorch-converted", "test_AvgPool2d_stride"},
-       {"pytorch-converted", "test_Linear"},
-       {"pytorch-operator", "test_operator_flatten"},
-       {"pytorch-operator", "test_operator_concat2"},
-       {"pytorch-operator", "test_operator_addmm"},
-       {"pytorch-operator", "test_operator_mm"},
-       {"node", "test_conv_with_autopad_same"},
-       {"node", "test_maxpool_2d_same_lower"},
-       {"node", "test_constant"}}));
+  auto [suite, name] = GENERATE(
+      table<std::string, std::string>({{"pytorch-converted", "test_Conv2d_groups"},
+                                       {"pytorch-converted", "test_Conv2d_depthwise_padded"},
+                                       {"pytorch-converted", "test_AvgPool2d_stride"},
+                                       {"pytorch-converted", "test_Linear"},
+                                       {"pytorch-operator", "test_operator_flatten"},
+                                       {"pytorch-operator", "test_operator_concat2"},
+                                       {"pytorch-operator", "test_operator_addmm"},
+                                       {"pytorch-operator", "test_operator_mm"},
+                                       {"node", "test_conv_with_autopad_same"},
+                                       {"node", "test_maxpool_2d_same_lower"},
+                                       {"node", "test_constant"}}));
   INFO(suite << "/" << name);
   checkCase(nasc::lowertest::loadOnnxCase(suite, name));
 }

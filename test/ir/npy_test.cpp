@@ -16,7 +16,6 @@ std::string tempPath(const std::string &name) {
   return (std::filesystem::temp_directory_path() / ("nasc_npy_" + name)).string();
 }
 
-
 } // namespace
 
 TEST_CASE("a float32 array written by NumPy reads back with its shape and values", "[npy]") {

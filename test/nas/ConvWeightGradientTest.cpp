@@ -47,7 +47,8 @@ TEST_CASE("Conv weight gradients match finite differences (groups, stride, "
           "pads, shared weight)",
           "[nas][training]") {
   ir::Graph graph = groupedNetwork();
-  const std::map<std::string, ir::Tensor> inputs{{"x", test::uniformTensor({2, 4, 5, 5}, 14, 1.0f)}};
+  const std::map<std::string, ir::Tensor> inputs{
+      {"x", test::uniformTensor({2, 4, 5, 5}, 14, 1.0f)}};
   const std::vector<int64_t> labels{1, 3};
   const runtime::TrainingStep step = runtime::runTrainingStep(graph, inputs, labels, true);
   REQUIRE(step.weightGradients.size() == 2);

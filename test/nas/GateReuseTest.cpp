@@ -43,7 +43,8 @@ TEST_CASE("initWeights through a HeNormalCache draws the same values; a frozen c
   nas::initWeights(expected, 7);
   for (const char *name : {"a", "b", "fc"})
     CHECK(candidate.initializers.at(name).f == expected.initializers.at(name).f);
-  // Keys: (seed + 0x9E3779B97F4A7C15 · k for the k-th tensor, count, fan). Conv b of width 4 (fan_out 4 · 9) was drawn, not added: only a, b and fc of width 16 are in.
+  // Keys: (seed + 0x9E3779B97F4A7C15 · k for the k-th tensor, count, fan). Conv b of width 4
+  // (fan_out 4 · 9) was drawn, not added: only a, b and fc of width 16 are in.
   std::vector<float> values;
   int found = 0;
   for (uint64_t k = 1; k <= 3; ++k)

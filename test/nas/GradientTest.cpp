@@ -180,10 +180,10 @@ TEST_CASE("Slice gradient scatters dY into zeros at the sliced positions", "[nas
   auto ints = [](const Ints &values) {
     return ir::Tensor{ir::DType::Int64, {static_cast<int64_t>(values.size())}, {}, values};
   };
-  checkGradient(slice, sliceBackward, makeNode("Slice", {}, 5),
-                {tensorOf({2, 3, 5, 4}, 27), ints({1, -1}), ints({5, -100}), ints({2, -1}),
-                 ints({2, -2})},
-                0);
+  checkGradient(
+      slice, sliceBackward, makeNode("Slice", {}, 5),
+      {tensorOf({2, 3, 5, 4}, 27), ints({1, -1}), ints({5, -100}), ints({2, -1}), ints({2, -2})},
+      0);
   checkGradient(slice, sliceBackward, makeNode("Slice", {}, 3),
                 {tensorOf({2, 4, 3}, 28), ints({-3}), ints({3})}, 0);
 }

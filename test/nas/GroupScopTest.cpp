@@ -24,7 +24,10 @@ ir::Graph convRelu() {
   g.initializers["b"] = test::uniformTensor({8}, 2, 0.3f);
   for (const auto &[name, tensor] : g.initializers)
     g.values[name] = {ir::DType::Float32, tensor.shape};
-  g.nodes = {{"conv", "Conv", {"x", "w", "b"}, {"c"},
+  g.nodes = {{"conv",
+              "Conv",
+              {"x", "w", "b"},
+              {"c"},
               {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}}},
              {"relu", "Relu", {"c"}, {"y"}, {}}};
   ir::prepareForTraining(g);
@@ -61,8 +64,9 @@ TEST_CASE("checkInsideTensors names the tensor and the accesses out of bounds",
   const nas::ScopRelations grouped = nas::groupScop(kernel, scop, "w", 4);
   std::map<std::string, ir::Shape> shapes = nas::tensorShapes(kernel);
   shapes["w"] = {8, 1, 3, 3};
-  CHECK_THROWS_WITH(nas::checkInsideTensors(grouped, shapes),
-                    Catch::Contains("accesses outside tensor 'w' 8x1x3x3") &&
-                        Catch::Contains("{ w[i0, 1, i2, i3] : 0 <= i0 <= 7 and 0 <= i2 <= 2 and 0 <= i3 <= 2 }"));
+  CHECK_THROWS_WITH(
+      nas::checkInsideTensors(grouped, shapes),
+      Catch::Contains("accesses outside tensor 'w' 8x1x3x3") &&
+          Catch::Contains("{ w[i0, 1, i2, i3] : 0 <= i0 <= 7 and 0 <= i2 <= 2 and 0 <= i3 <= 2 }"));
   CHECK_THROWS_WITH(nas::groupScop(kernel, scop, "w", 3), Catch::Contains("group(3)"));
 }

@@ -41,12 +41,13 @@ nlohmann::json readJson(const std::string &path) {
 TEST_CASE("nasc mutate --schedule-out writes the neural steps with the gate's record, and "
           "schedules replay them",
           "[nas][cli][schedule]") {
-  const std::string model =
-      nasc::test::writeSmallCnn("mutate_schedule_base", {16, 16, 1, 16, 10});
+  const std::string model = nasc::test::writeSmallCnn("mutate_schedule_base", {16, 16, 1, 16, 10});
   const std::string mutated = built("mutate_schedule.onnx"), trace = built("mutate_schedule.json");
-  const auto m = runNasc("mutate " + model + " --apply 'c1:seq3(4)' --apply 'c2:group(4)' -o " +
-                         mutated + " --weights slice --check-capacity --policy synflow "
-                         "--batch 16 --seeds 1 --steps 3 --schedule-out " + trace);
+  const auto m =
+      runNasc("mutate " + model + " --apply 'c1:seq3(4)' --apply 'c2:group(4)' -o " + mutated +
+              " --weights slice --check-capacity --policy synflow "
+              "--batch 16 --seeds 1 --steps 3 --schedule-out " +
+              trace);
   INFO(m.output);
   REQUIRE((m.status == 0 || m.status == 3));
 
@@ -59,7 +60,8 @@ TEST_CASE("nasc mutate --schedule-out writes the neural steps with the gate's re
   CHECK(group["capacity"]["legal"] == (m.status == 0));
 
   const std::string again = built("mutate_schedule_again.onnx");
-  const auto replay = runNasc("mutate " + model + " --schedule " + trace + " --weights slice -o " + again);
+  const auto replay =
+      runNasc("mutate " + model + " --schedule " + trace + " --weights slice -o " + again);
   INFO(replay.output);
   REQUIRE(replay.status == 0);
   CHECK(metadataOf(again).at("nasc.transformations") == "c1:seq3(4); c2:group(4)");
@@ -67,7 +69,8 @@ TEST_CASE("nasc mutate --schedule-out writes the neural steps with the gate's re
   const std::string x = built("mutate_schedule_x.npy"), fromTrace = built("mutate_schedule_y1.npy"),
                     fromOnnx = built("mutate_schedule_y2.npy");
   nasc::ir::writeNpy(x, nasc::test::normalTensor({1, 1, 16, 16}, 3));
-  const auto run1 = runNasc("run " + model + " --schedule " + trace + " -i " + x + " -o " + fromTrace);
+  const auto run1 =
+      runNasc("run " + model + " --schedule " + trace + " -i " + x + " -o " + fromTrace);
   const auto run2 = runNasc("run " + mutated + " -i " + x + " -o " + fromOnnx);
   INFO(run1.output << run2.output);
   REQUIRE(run1.status == 0);

@@ -1,8 +1,8 @@
 // The neural-transformation registry (compiler/nas/NeuralRegistry.h): every transformation has
 // every part, its neural schedule primitive and the docs table derive from it, and its example
 // step rewrites the graph and has an isl form.
-#include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralRegistry.h"
+#include "compiler/nas/ModelCost.h"
 #include "compiler/transforms/Primitives.h"
 #include "test/support/ConvGraph.h"
 

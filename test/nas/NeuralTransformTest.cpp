@@ -94,8 +94,7 @@ TEST_CASE("parseNeuralStep reads NODE:transform(args)", "[nas][neural]") {
   CHECK_THROWS_WITH(nas::parseNeuralStep("group(2)"), Catch::Contains("expected NODE:"));
 }
 
-TEST_CASE("group(G) computes the dense conv with its off-diagonal blocks zeroed",
-          "[nas][neural]") {
+TEST_CASE("group(G) computes the dense conv with its off-diagonal blocks zeroed", "[nas][neural]") {
   const ir::Graph original = residualNet();
   for (int64_t G : {2, 4, 8}) {
     const ir::Graph grouped = nas::applyNeuralStep(original, {"conv1", "group", {G}});

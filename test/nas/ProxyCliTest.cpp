@@ -13,9 +13,7 @@ namespace {
 using Result = nasc::test::CliResult;
 
 /// Runs `nasc fisher ARGS`.
-Result nascFisher(const std::string &args) {
-  return nasc::test::runNasc("fisher " + args);
-}
+Result nascFisher(const std::string &args) { return nasc::test::runNasc("fisher " + args); }
 
 const std::string kCifar = std::string(NASC_BINARY_DIR) + "/fisher/cifar_resnet18.onnx";
 

@@ -31,7 +31,8 @@ std::vector<nas::ScopRelations> loweredParts(isl::ctx ctx, const nas::NeuralStep
   const ir::Program program = nas::lowerForInference(nas::applyNeuralStep(conv(), step));
   // The Concat's copies Y_i[n, k, ...] -> O[n, off_i + k, ...].
   const isl::union_map copy =
-      nas::copySources(nas::relationsOf(poly::buildScop(ctx, nas::kernelOf(program, "conv_concat"))))
+      nas::copySources(
+          nas::relationsOf(poly::buildScop(ctx, nas::kernelOf(program, "conv_concat"))))
           .reverse();
   std::vector<nas::ScopRelations> parts;
   for (size_t i = 0; i < count; ++i) {

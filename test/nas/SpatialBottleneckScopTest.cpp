@@ -53,7 +53,8 @@ TEST_CASE("spatialBottleneckRewrite equals the lowered strided Conv and Resize",
       const ir::Program after =
           nas::lowerForInference(nas::applyNeuralStep(graph, {"conv", "spatial_bottleneck", {2}}));
       const ir::Kernel &strided = nas::kernelOf(after, "conv");
-      test::checkSameRelations(rewrites[0].before, reductionOf(isl.get(), nas::kernelOf(before, "conv")));
+      test::checkSameRelations(rewrites[0].before,
+                               reductionOf(isl.get(), nas::kernelOf(before, "conv")));
       test::checkSameRelations(rewrites[0].after, reductionOf(isl.get(), strided));
       const std::string written = tail == "bn_relu" ? "y_strided" : "r";
       CHECK(rewrites[0].after.writes.range().is_subset(

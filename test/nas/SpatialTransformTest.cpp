@@ -64,7 +64,8 @@ TEST_CASE("spatial_bottleneck(S) computes the conv at every S-th output and repl
     INFO("stride " << stride);
     const ir::Graph original = convNet(stride);
     const ir::Graph changed = nas::applyNeuralStep(original, {"conv", "spatial_bottleneck", {2}});
-    CHECK(opTypes(changed) == std::vector<std::string>{"Conv", "BatchNormalization", "Relu", "Resize"});
+    CHECK(opTypes(changed) ==
+          std::vector<std::string>{"Conv", "BatchNormalization", "Relu", "Resize"});
     CHECK(nodeNamed(changed, "conv").getInts("strides", {}) == Ints{2 * stride, 2 * stride});
     const ir::Tensor y = run(original), expanded = run(changed);
     REQUIRE(expanded.shape == y.shape);
@@ -115,7 +116,8 @@ TEST_CASE("spatial_bottleneck and seq3 FLOP and parameters", "[nas][neural][spat
   const int64_t params = 6 * 4 * 9 + 6 + 2 * 6;
   CHECK(nas::modelCost(g).flops == conv);
   CHECK(nas::modelCost(g).params == params);
-  const nas::ModelCost spatial = nas::modelCost(nas::applyNeuralStep(g, {"conv", "spatial_bottleneck", {2}}));
+  const nas::ModelCost spatial =
+      nas::modelCost(nas::applyNeuralStep(g, {"conv", "spatial_bottleneck", {2}}));
   CHECK(spatial.flops == conv / 4);
   CHECK(spatial.params == params);
   const nas::ModelCost strips = nas::modelCost(nas::applyNeuralStep(g, {"conv", "seq3", {4}}));

@@ -1,9 +1,9 @@
 // Training step of the reference executor: BN with batch statistics and the cross-entropy loss
 // against hand-computed values, and a small residual network against finite differences.
 #include "runtime/reference/Training.h"
-#include "test/support/RandomTensor.h"
 #include "ir/Error.h"
 #include "runtime/reference/Gradients.h"
+#include "test/support/RandomTensor.h"
 
 #include <catch2/catch.hpp>
 

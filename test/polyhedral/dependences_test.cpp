@@ -154,12 +154,14 @@ TEST_CASE("isValidSchedule: interchanging the stencil's loops reverses (1, -1)",
   CHECK(poly::isValidSchedule(scop, deps, scop.schedule));
   CHECK(poly::isValidSchedule(
       scop, deps,
-      isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[t, i] -> [(t)] }, "
-                                               "{ S[t, i] -> [(t + i)] }]\" } }")));
+      isl::schedule(ctx.get(), "{ " + domain +
+                                   ", child: { schedule: \"[{ S[t, i] -> [(t)] }, "
+                                   "{ S[t, i] -> [(t + i)] }]\" } }")));
   CHECK_FALSE(poly::isValidSchedule(
       scop, deps,
-      isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[t, i] -> [(i)] }, "
-                                               "{ S[t, i] -> [(t)] }]\" } }")));
+      isl::schedule(ctx.get(), "{ " + domain +
+                                   ", child: { schedule: \"[{ S[t, i] -> [(i)] }, "
+                                   "{ S[t, i] -> [(t)] }]\" } }")));
 }
 
 TEST_CASE("isValidSchedule: a reduction may run backwards, but not before its initialisation",
@@ -219,8 +221,10 @@ TEST_CASE("a loop of one iteration per value of the loops around it is degenerat
   const std::string domain = "domain: \"{ S[i, j] : 0 <= i <= 2 and 0 <= j <= 3 }\"";
   const std::string pointAndJ =
       "{ schedule: \"[{ S[i, j] -> [(i)] }]\", child: { schedule: \"[{ S[i, j] -> [(j)] }]\" } }";
-  isl::schedule tiled(ctx.get(), "{ " + domain + ", child: { schedule: \"[{ S[i, j] -> [(i)] }]\", "
-                                 "child: " + pointAndJ + " } }");
+  isl::schedule tiled(ctx.get(), "{ " + domain +
+                                     ", child: { schedule: \"[{ S[i, j] -> [(i)] }]\", "
+                                     "child: " +
+                                     pointAndJ + " } }");
   auto band = [](const isl::schedule &s, int depth) {
     isl::schedule_node node = s.root().child(0);
     for (int d = 0; d < depth; ++d)
@@ -231,15 +235,18 @@ TEST_CASE("a loop of one iteration per value of the loops around it is degenerat
   CHECK(poly::isDegenerate(band(tiled, 1), 0));
   CHECK_FALSE(poly::isDegenerate(band(tiled, 2), 0));
 
-  isl::schedule oneBand(ctx.get(), "{ " + domain + ", child: { schedule: "
-                                   "\"[{ S[i, j] -> [(i)] }, { S[i, j] -> [(2i)] }]\" } }");
+  isl::schedule oneBand(ctx.get(), "{ " + domain +
+                                       ", child: { schedule: "
+                                       "\"[{ S[i, j] -> [(i)] }, { S[i, j] -> [(2i)] }]\" } }");
   CHECK_FALSE(poly::isDegenerate(band(oneBand, 0), 0));
   CHECK(poly::isDegenerate(band(oneBand, 0), 1));
 
   poly::Scop scop;
-  scop.schedule = isl::schedule(ctx.get(), "{ " + domain + ", child: { schedule: "
-                                "\"[{ S[i, j] -> [(i)] }]\", child: { mark: \"parallel\", child: " +
-                                pointAndJ + " } } }");
+  scop.schedule = isl::schedule(
+      ctx.get(), "{ " + domain +
+                     ", child: { schedule: "
+                     "\"[{ S[i, j] -> [(i)] }]\", child: { mark: \"parallel\", child: " +
+                     pointAndJ + " } } }");
   CHECK_THROWS_WITH(poly::generateAst(scop), Catch::Contains("a parallel mark is over a loop of "
                                                              "one iteration"));
 }

@@ -88,6 +88,7 @@ TEST_CASE("an access of the wrong rank is an error naming kernel, statement and 
   poly::IslContext ctx;
   ir::Kernel k = test::matmulWithInit(2, 4, 3);
   k.statements[1].value.args[0].access.index.pop_back();
-  CHECK_THROWS_WITH(poly::buildScop(ctx.get(), k),
-                    "kernel matmul: statement S1 accesses tensor A with 1 indices, but it has rank 2");
+  CHECK_THROWS_WITH(
+      poly::buildScop(ctx.get(), k),
+      "kernel matmul: statement S1 accesses tensor A with 1 indices, but it has rank 2");
 }

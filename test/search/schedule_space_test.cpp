@@ -52,15 +52,15 @@ TEST_CASE("the search's schedule choices: block, jam, unroll and order, the defa
 
 TEST_CASE("every schedule choice of the search computes the reference executor's output",
           "[search][schedule]") {
-  for (const auto &[name, json] : {std::pair{"choices", denseNet()},
-                                   std::pair{"choices_grouped", groupedNet()}}) {
+  for (const auto &[name, json] :
+       {std::pair{"choices", denseNet()}, std::pair{"choices_grouped", groupedNet()}}) {
     const std::string path = test::writeModel(name, json).string();
     for (const codegen::VectorUnit unit : {codegen::VectorUnit{8, 16}, codegen::VectorUnit{16, 32}})
       for (const compiler::TraceChoices &choices : search::traceChoiceSpace(unit)) {
         INFO(name << ", lanes " << unit.lanes << ", " << compiler::choicesText(choices));
-        CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path),
-                                                               choicesSchedule(choices), unit),
-                                   path) <= 1e-5);
+        CHECK(test::referenceError(
+                  compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), unit),
+                  path) <= 1e-5);
       }
   }
 }
@@ -95,8 +95,8 @@ TEST_CASE("nasc compile --db's choices: the fastest record of each Conv's worklo
   search::TuningDb db(test::freshPath("search", "choices.db"));
   auto add = [&](const compiler::TraceChoices &choices, double seconds, int64_t index,
                  const std::string &targetKey) {
-    db.add({search::workloadRecordKey(workload, choices), targetKey, search::nascVersion(),
-            "test", index, "measured", seconds, "{}"});
+    db.add({search::workloadRecordKey(workload, choices), targetKey, search::nascVersion(), "test",
+            index, "measured", seconds, "{}"});
   };
   CHECK(search::tunedChoices(graph, db, target).empty());
   add({}, 2e-3, 0, search::targetKey(target));
@@ -106,15 +106,17 @@ TEST_CASE("nasc compile --db's choices: the fastest record of each Conv's worklo
   const search::NodeChoices choices = search::tunedChoices(graph, db, target);
   REQUIRE(choices.size() == 1);
   CHECK(choices.at("conv") == compiler::TraceChoices{0, 1, 4});
-  CHECK(search::workloadRecordKey(workload, {0, 1, 4}) == workload.key + " schedule jam=1 unroll=4");
+  CHECK(search::workloadRecordKey(workload, {0, 1, 4}) ==
+        workload.key + " schedule jam=1 unroll=4");
 
   // withChoices: appended after neural steps, a new entry for a node without one, and nothing
   // for a node its schedule already schedules step by step.
   const compiler::ScheduleStep group{"group", {}, {{"groups", {2}}}};
-  const compiler::ScheduleStep split{"split", {"S1"}, {{"member", {0}}, {"factor", {2}}, {"band", {0}}}};
-  const compiler::ModelSchedule merged = search::withChoices(
-      {"s", {{"a", {group}}, {"b", {split}}}},
-      {{"a", {0, 1, 0}}, {"b", {0, 1, 0}}, {"c", {0, 0, 4}}, {"d", {}}});
+  const compiler::ScheduleStep split{
+      "split", {"S1"}, {{"member", {0}}, {"factor", {2}}, {"band", {0}}}};
+  const compiler::ModelSchedule merged =
+      search::withChoices({"s", {{"a", {group}}, {"b", {split}}}},
+                          {{"a", {0, 1, 0}}, {"b", {0, 1, 0}}, {"c", {0, 0, 4}}, {"d", {}}});
   REQUIRE(merged.kernels.size() == 3);
   CHECK(merged.kernels[0].steps.size() == 2);
   CHECK(compiler::traceChoices(merged.kernels[0], "s") == compiler::TraceChoices{0, 1, 0});

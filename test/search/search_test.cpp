@@ -46,8 +46,8 @@ search::SearchOptions smallOptions(int64_t candidates) {
 
 search::SearchResult runSmall(const std::string &model, const search::SearchOptions &options,
                               search::TuningDb &db) {
-  return search::runSearch(model, options, db, [](const search::Progress &) {},
-                           [] { return false; });
+  return search::runSearch(
+      model, options, db, [](const search::Progress &) {}, [] { return false; });
 }
 
 std::vector<std::string> texts(const std::vector<nas::NeuralStep> &steps) {
@@ -122,7 +122,8 @@ TEST_CASE("a search records every candidate, estimates it from its layers' recor
     if (c.status != "measured")
       continue;
     ++measured;
-    CHECK(c.estimate == Approx(other + recorded(nas::applyNeuralSteps(original, c.steps))).epsilon(1e-12));
+    CHECK(c.estimate ==
+          Approx(other + recorded(nas::applyNeuralSteps(original, c.steps))).epsilon(1e-12));
     CHECK(c.flops == nas::modelCost(nas::applyNeuralSteps(original, c.steps)).flops);
   }
   CHECK(measured > 0);
@@ -168,14 +169,15 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   }
   const search::Timed &best = result.finalists[*result.best];
   CHECK(best.seconds < result.originalSeconds);
-  CHECK(report["best"]["speedup"].get<double>() ==
-        Approx(result.originalSeconds / best.seconds));
+  CHECK(report["best"]["speedup"].get<double>() == Approx(result.originalSeconds / best.seconds));
   // schedule.json replays the steps; model.onnx is the architecture they give.
   ir::Graph replayed = nas::loadForTraining(model);
   nas::applyNeuralSteps(replayed, compiler::readScheduleFile((dir / "schedule.json").string()));
-  const nas::ModelCost expected = nas::modelCost(nas::applyNeuralSteps(nas::loadForTraining(model), best.steps));
+  const nas::ModelCost expected =
+      nas::modelCost(nas::applyNeuralSteps(nas::loadForTraining(model), best.steps));
   CHECK(nas::modelCost(replayed).flops == expected.flops);
-  const nas::ModelCost written = nas::modelCost(nas::loadForTraining((dir / "model.onnx").string()));
+  const nas::ModelCost written =
+      nas::modelCost(nas::loadForTraining((dir / "model.onnx").string()));
   CHECK(written.flops == expected.flops);
   CHECK(written.params == expected.params);
   CHECK(report["best"]["flops"].get<double>() == expected.flops);
@@ -207,12 +209,12 @@ TEST_CASE("a measurement in a child process contains crashes, hangs and wrong ou
   const search::Measurement m = search::measureInChild(workload.graph, {}, options, kNasc, 120);
   CHECK(m.relativeError < 1e-5);
   CHECK(m.seconds > 0);
-  CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options,
-                                           script("crash.sh", "kill -SEGV $$"), 120),
-                    Catch::Contains("ended by signal 11"));
-  CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options,
-                                           script("hang.sh", "exec sleep 60"), 1),
-                    Catch::Contains("ended by timed out after 1 s"));
+  CHECK_THROWS_WITH(
+      search::measureInChild(workload.graph, {}, options, script("crash.sh", "kill -SEGV $$"), 120),
+      Catch::Contains("ended by signal 11"));
+  CHECK_THROWS_WITH(
+      search::measureInChild(workload.graph, {}, options, script("hang.sh", "exec sleep 60"), 1),
+      Catch::Contains("ended by timed out after 1 s"));
   CHECK_THROWS_AS(search::measureInChild(
                       workload.graph, {}, options,
                       script("wrong.sh", "echo '{\"error\": \"differs\", \"wrong\": true}'"), 120),
@@ -223,9 +225,9 @@ TEST_CASE("a search goes on when a candidate's code crashes", "[search][child]")
   // The first 3 measurements (the original whole, its two Convs) run nasc; later ones crash.
   const std::string counter = nasc::test::freshPath("search", "crash_counter");
   const std::string crashing =
-      script("crash_later.sh", "n=$(cat " + counter + " 2>/dev/null || echo 0)\necho $((n + 1)) > " +
-                                   counter + "\n[ \"$n\" -lt 3 ] && exec " + kNasc +
-                                   " \"$@\"\nkill -SEGV $$");
+      script("crash_later.sh",
+             "n=$(cat " + counter + " 2>/dev/null || echo 0)\necho $((n + 1)) > " + counter +
+                 "\n[ \"$n\" -lt 3 ] && exec " + kNasc + " \"$@\"\nkill -SEGV $$");
   search::SearchOptions options = smallOptions(4);
   options.childExecutable = crashing;
   search::TuningDb db(nasc::test::freshPath("search", "search_crash.db"));
@@ -332,8 +334,9 @@ TEST_CASE("an evolution search breeds candidates once warmed up and resumes exac
   search::SearchOptions resume = options;
   resume.resume = true;
   int progressed = 0;
-  search::runSearch(model, resume, other, [&](const search::Progress &) { ++progressed; },
-                    [&] { return progressed == 20; });
+  search::runSearch(
+      model, resume, other, [&](const search::Progress &) { ++progressed; },
+      [&] { return progressed == 20; });
   CHECK(other.searchRecords(result.identity).size() == 20);
   const search::SearchResult resumed = runSmall(model, resume, other);
   REQUIRE(resumed.candidates.size() == 30);

@@ -308,6 +308,7 @@ TEST_CASE("targetKey is the triple, CPU and sorted features; nascVersion the pro
   CHECK(nasc::search::targetKey(target) == "x86_64-pc-linux-gnu znver3 +avx,+avx2,+fma");
   target.features.clear();
   CHECK(nasc::search::targetKey(target) == "x86_64-pc-linux-gnu znver3");
-  CHECK_THAT(nasc::search::nascVersion(),
-             Catch::Matchers::Matches("[0-9]+\\.[0-9]+\\.[0-9]+\\+([0-9a-f]{12}(-dirty)?|unknown)"));
+  CHECK_THAT(
+      nasc::search::nascVersion(),
+      Catch::Matchers::Matches("[0-9]+\\.[0-9]+\\.[0-9]+\\+([0-9a-f]{12}(-dirty)?|unknown)"));
 }

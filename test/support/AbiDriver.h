@@ -33,8 +33,8 @@ inline std::vector<float> readRawFloats(const std::filesystem::path &path, size_
 /// compiler such as aarch64-linux-gnu-gcc); the exit status of the build command. Tests that
 /// run in parallel (ctest -j) must use distinct paths, never rebuild a driver another one runs.
 inline int buildAbiDriver(const std::filesystem::path &driver, const std::string &cc = "cc") {
-  const std::string build = cc + " -O1 -o " + driver.string() +
-                            " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
+  const std::string build =
+      cc + " -O1 -o " + driver.string() + " " NASC_SOURCE_DIR "/test/compiler/abi_driver.c -ldl";
   return std::system(build.c_str());
 }
 
@@ -56,9 +56,8 @@ inline AbiDriverRun runAbiDriver(const std::filesystem::path &driver,
                                  const std::string &threads = "") {
   const std::string in = stem.string() + ".in", out = stem.string() + ".out";
   writeRawFloats(in, input.f);
-  std::string run = (launcher.empty() ? "" : launcher + " ") + driver.string() + " " +
-                    so.string() + " " + in + " " + out + " " + threads + " > " + stem.string() +
-                    ".log";
+  std::string run = (launcher.empty() ? "" : launcher + " ") + driver.string() + " " + so.string() +
+                    " " + in + " " + out + " " + threads + " > " + stem.string() + ".log";
   AbiDriverRun result;
   result.status = std::system(run.c_str());
   if (result.status == 0)

@@ -30,11 +30,12 @@ inline ir::Graph convGraph(const std::string &source, const ConvSpec &spec,
   g.initializers["w"] = uniformTensor({spec.K, spec.x.at(1), 3, 3}, 1, 0.3f);
   g.initializers["b"] = uniformTensor({spec.K}, 2, 0.3f);
   const int64_t p = spec.pad, s = spec.stride;
-  g.nodes = {{"conv",
-              "Conv",
-              {"x", "w", "b"},
-              {output},
-              {{"pads", std::vector<int64_t>{p, p, p, p}}, {"strides", std::vector<int64_t>{s, s}}}}};
+  g.nodes = {
+      {"conv",
+       "Conv",
+       {"x", "w", "b"},
+       {output},
+       {{"pads", std::vector<int64_t>{p, p, p, p}}, {"strides", std::vector<int64_t>{s, s}}}}};
   return g;
 }
 

@@ -70,8 +70,10 @@ private:
   }
 
   compiler::ScheduleStep candidate(const poly::Scop &current) {
-    const std::string &statement =
-        kernel_.statements[static_cast<size_t>(uniform(0, static_cast<int>(kernel_.statements.size()) - 1))].name;
+    const std::string &statement = kernel_
+                                       .statements[static_cast<size_t>(uniform(
+                                           0, static_cast<int>(kernel_.statements.size()) - 1))]
+                                       .name;
     std::vector<int> bands = bandSizes(current, statement);
     int kind = uniform(0, 6);
     if (kind == 6 || bands.empty())
@@ -84,7 +86,9 @@ private:
     case 0:
       return {"interchange", {statement}, {{"order", permutation(bands[0])}}};
     case 1:
-      return {"split", {statement}, {{"member", memberArg}, {"factor", {uniform(1, 6)}}, {"band", bandArg}}};
+      return {"split",
+              {statement},
+              {{"member", memberArg}, {"factor", {uniform(1, 6)}}, {"band", bandArg}}};
     case 2: {
       std::vector<int> sizes(static_cast<size_t>(uniform(1, members)));
       for (int &size : sizes)
@@ -92,11 +96,16 @@ private:
       return {"tile", {statement}, {{"sizes", sizes}, {"band", bandArg}}};
     }
     case 3:
-      return {"unroll", {statement}, {{"member", memberArg}, {"factor", {uniform(2, 4)}}, {"band", bandArg}}};
+      return {"unroll",
+              {statement},
+              {{"member", memberArg}, {"factor", {uniform(2, 4)}}, {"band", bandArg}}};
     case 4: {
       int widths[] = {0, 4, 8};
-      return {"vectorize", {statement}, {{"member", {members - 1}}, {"width", {widths[uniform(0, 2)]}},
-                                         {"band", {static_cast<int>(bands.size()) - 1}}}};
+      return {"vectorize",
+              {statement},
+              {{"member", {members - 1}},
+               {"width", {widths[uniform(0, 2)]}},
+               {"band", {static_cast<int>(bands.size()) - 1}}}};
     }
     default:
       return {"parallelize", {statement}, {{"member", memberArg}, {"band", bandArg}}};

@@ -75,20 +75,23 @@ inline std::string convReluNet(const std::string &name, int64_t n, int64_t c, in
   auto str = [](auto v) { return std::to_string(v); };
   const std::string r = str(window), p = str(window / 2);
   return R"({
-  "name": ")" + name + R"(",
-  "inputs": [{"name": "x", "shape": [)" + str(n) + ", " + str(c) + ", " + str(h) + ", " +
-         str(w) + R"(]}],
+  "name": ")" +
+         name + R"(",
+  "inputs": [{"name": "x", "shape": [)" +
+         str(n) + ", " + str(c) + ", " + str(h) + ", " + str(w) + R"(]}],
   "outputs": ["y"],
   "nodes": [
     {"name": "conv", "op_type": "Conv", "inputs": ["x", "w", "b"], "outputs": ["c"],
-     "attributes": {"kernel_shape": [)" + r + ", " + r + R"(], "pads": [)" + p + ", " + p + ", " +
-         p + ", " + p + R"(]}},
+     "attributes": {"kernel_shape": [)" +
+         r + ", " + r + R"(], "pads": [)" + p + ", " + p + ", " + p + ", " + p + R"(]}},
     {"name": "relu", "op_type": "Relu", "inputs": ["c"], "outputs": ["y"]}
   ],
   "initializers": [
-    {"name": "w", "shape": [)" + str(k) + ", " + str(c) + ", " + r + ", " + r +
-         R"(], "init": "he_normal", "seed": )" + str(seed) + R"(},
-    {"name": "b", "shape": [)" + str(k) + R"(], "init": "he_normal", "seed": )" + str(seed + 1) +
+    {"name": "w", "shape": [)" +
+         str(k) + ", " + str(c) + ", " + r + ", " + r + R"(], "init": "he_normal", "seed": )" +
+         str(seed) + R"(},
+    {"name": "b", "shape": [)" +
+         str(k) + R"(], "init": "he_normal", "seed": )" + str(seed + 1) +
          R"(}
   ]
 })";

@@ -7,7 +7,7 @@ namespace nasc::bench {
 
 /// Measured fp32 throughput of one core and the instructions that reached it.
 struct FmaPeak {
-  std::string isa; ///< "avx512f" (16 lanes), "avx2+fma" (8 lanes) or "none" (not measured).
+  std::string isa;   ///< "avx512f" (16 lanes), "avx2+fma" (8 lanes) or "none" (not measured).
   double gflops = 0; ///< GFLOP/s, 2 FLOP per lane per FMA; 0 when not measured.
 };
 

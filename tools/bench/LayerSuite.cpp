@@ -134,7 +134,8 @@ void addVariants(std::vector<BenchLayer> &suite) {
   suite.push_back({"r18_l1_sbneck2", v, conv3x3(64, 56, 64, 2), l1});
   std::vector<BenchLayer> grouped;
   for (const BenchLayer &layer : suite)
-    if (layer.group == LayerGroup::Dense3x3 && layer.name.starts_with("r34_224_") && layer.name != l1) {
+    if (layer.group == LayerGroup::Dense3x3 && layer.name.starts_with("r34_224_") &&
+        layer.name != l1) {
       LayerShape shape = layer.shape;
       shape.group = 4;
       grouped.push_back({"r18" + layer.name.substr(7) + "_g4", v, shape, layer.name});

@@ -24,7 +24,8 @@ ir::Node layerNode(const std::string &name, const LayerShape &shape) {
 
 } // namespace
 
-ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const LayerTensors &tensors) {
+ir::Graph layerGraph(const std::string &name, const LayerShape &shape,
+                     const LayerTensors &tensors) {
   ir::Graph g;
   g.name = name;
   g.source = "<layer_bench " + name + ">";

@@ -28,8 +28,10 @@ PlainLayouts plainLayouts(const LayerShape &s) {
   memory::dims src{1, s.C, s.H, s.W}, dst{1, s.K, s.outH(), s.outW()};
   if (s.group == 1)
     return {src, {s.K, s.C, s.kernel, s.kernel}, {s.K}, dst, Tag::nchw, Tag::oihw, Tag::nchw};
-  return {src,      {s.group, s.K / s.group, s.C / s.group, s.kernel, s.kernel}, {s.K}, dst,
-          Tag::nchw, Tag::goihw, Tag::nchw};
+  return {src,       {s.group, s.K / s.group, s.C / s.group, s.kernel, s.kernel},
+          {s.K},     dst,
+          Tag::nchw, Tag::goihw,
+          Tag::nchw};
 }
 
 memory::desc anyDesc(const memory::dims &dims) {
@@ -38,11 +40,12 @@ memory::desc anyDesc(const memory::dims &dims) {
 
 /// The primitive of `pd` (of the primitive class Op) and its descriptors.
 template <typename Op> Primitive fromDesc(const typename Op::primitive_desc &pd) {
-  return {Op(pd), pd.src_desc(), pd.weights_desc(),
+  return {Op(pd),         pd.src_desc(), pd.weights_desc(),
           pd.bias_desc(), pd.dst_desc(), pd.impl_info_str()};
 }
 
-Primitive createPrimitive(const LayerShape &s, const PlainLayouts &plain, const dnnl::engine &engine) {
+Primitive createPrimitive(const LayerShape &s, const PlainLayouts &plain,
+                          const dnnl::engine &engine) {
   const auto prop = dnnl::prop_kind::forward_inference;
   if (s.gemm)
     return fromDesc<dnnl::inner_product_forward>(dnnl::inner_product_forward::primitive_desc(
@@ -82,7 +85,8 @@ OnednnLayer::OnednnLayer(const LayerShape &shape, const LayerTensors &tensors,
   Primitive p = createPrimitive(shape, plain, engine_);
   primitive_ = p.primitive;
   implementation_ = p.implementation;
-  auto input = [&](const memory::dims &dims, Tag tag, const ir::Tensor &t, const memory::desc &wanted) {
+  auto input = [&](const memory::dims &dims, Tag tag, const ir::Tensor &t,
+                   const memory::desc &wanted) {
     return reordered(plainMemory(dims, tag, t.f, engine_), wanted, stream_);
   };
   userSrc_ = plainMemory(plain.src, plain.srcTag, tensors.x.f, engine_);

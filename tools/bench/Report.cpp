@@ -46,7 +46,8 @@ struct VariantShares {
 
 VariantShares variantShares(const LayerResult &variant, const LayerResult &original) {
   return {variant.layer.shape.flops() / original.layer.shape.flops(),
-          variant.nascSeconds / original.nascSeconds, variant.onednnSeconds / original.onednnSeconds,
+          variant.nascSeconds / original.nascSeconds,
+          variant.onednnSeconds / original.onednnSeconds,
           variant.nascBestSeconds / original.nascBestSeconds};
 }
 
@@ -92,28 +93,35 @@ nlohmann::json layerJson(const LayerResult &r, const std::vector<LayerResult> &r
   nlohmann::json j = {{"name", r.layer.name},
                       {"group", groupName(r.layer.group)},
                       {"shape", s.describe()},
-                      {"C", s.C}, {"H", s.H}, {"W", s.W}, {"K", s.K},
-                      {"kernel", s.kernel}, {"stride", s.stride}, {"pad", s.pad},
-                      {"group_count", s.group}, {"gemm", s.gemm},
+                      {"C", s.C},
+                      {"H", s.H},
+                      {"W", s.W},
+                      {"K", s.K},
+                      {"kernel", s.kernel},
+                      {"stride", s.stride},
+                      {"pad", s.pad},
+                      {"group_count", s.group},
+                      {"gemm", s.gemm},
                       {"flop", s.flops()}};
   if (!r.error.empty()) {
     j["error"] = r.error;
     return j;
   }
-  j.update({{"nasc_ms", r.nascSeconds * 1e3},
-            {"onednn_ms", r.onednnSeconds * 1e3},
-            {"nasc_min_ms", r.nascBestSeconds * 1e3},
-            {"onednn_min_ms", r.onednnBestSeconds * 1e3},
-            {"nasc_over_onednn", ratio(r)},
-            {"nasc_gflops", gflops(s.flops(), r.nascSeconds)},
-            {"onednn_gflops", gflops(s.flops(), r.onednnSeconds)},
-            {"nasc_percent_of_peak",
-             info.peakGflops() > 0 ? 100 * gflops(s.flops(), r.nascSeconds) / info.peakGflops() : 0},
-            {"runs", r.runs},
-            {"relative_error", r.relativeError},
-            {"correct", r.correct},
-            {"nasc_compile_s", r.compileSeconds},
-            {"onednn_implementation", r.onednnImplementation}});
+  j.update(
+      {{"nasc_ms", r.nascSeconds * 1e3},
+       {"onednn_ms", r.onednnSeconds * 1e3},
+       {"nasc_min_ms", r.nascBestSeconds * 1e3},
+       {"onednn_min_ms", r.onednnBestSeconds * 1e3},
+       {"nasc_over_onednn", ratio(r)},
+       {"nasc_gflops", gflops(s.flops(), r.nascSeconds)},
+       {"onednn_gflops", gflops(s.flops(), r.onednnSeconds)},
+       {"nasc_percent_of_peak",
+        info.peakGflops() > 0 ? 100 * gflops(s.flops(), r.nascSeconds) / info.peakGflops() : 0},
+       {"runs", r.runs},
+       {"relative_error", r.relativeError},
+       {"correct", r.correct},
+       {"nasc_compile_s", r.compileSeconds},
+       {"onednn_implementation", r.onednnImplementation}});
   if (const LayerResult *original = findResult(results, r.layer.original); original && timed(r)) {
     VariantShares shares = variantShares(r, *original);
     j["variant"] = {{"original", r.layer.original},
@@ -125,7 +133,9 @@ nlohmann::json layerJson(const LayerResult &r, const std::vector<LayerResult> &r
   return j;
 }
 
-nlohmann::json peakJson(const FmaPeak &peak) { return {{"isa", peak.isa}, {"gflops", peak.gflops}}; }
+nlohmann::json peakJson(const FmaPeak &peak) {
+  return {{"isa", peak.isa}, {"gflops", peak.gflops}};
+}
 
 } // namespace
 
@@ -170,11 +180,9 @@ void printLayerRow(const LayerResult &r, const RunInfo &info) {
                 "| %s |\n",
                 r.layer.name.c_str(), r.layer.shape.describe().c_str(), flops * 1e-6,
                 r.nascSeconds * 1e3, r.onednnSeconds * 1e3, ratio(r),
-                r.nascBestSeconds / r.onednnBestSeconds, nascGflops,
-                gflops(flops, r.onednnSeconds),
-                info.peakGflops() > 0 ? 100 * nascGflops / info.peakGflops() : 0.0,
-                r.relativeError, r.correct ? "" : " **MISMATCH**", r.compileSeconds,
-                r.onednnImplementation.c_str());
+                r.nascBestSeconds / r.onednnBestSeconds, nascGflops, gflops(flops, r.onednnSeconds),
+                info.peakGflops() > 0 ? 100 * nascGflops / info.peakGflops() : 0.0, r.relativeError,
+                r.correct ? "" : " **MISMATCH**", r.compileSeconds, r.onednnImplementation.c_str());
   }
   std::fflush(stdout);
 }
@@ -187,7 +195,8 @@ void printSummary(const std::vector<LayerResult> &results, const RunInfo &info) 
               info.peakAfter.isa.c_str(), info.peakAfter.gflops, info.loadAfter.c_str());
 }
 
-void writeJson(const std::string &path, const std::vector<LayerResult> &results, const RunInfo &info) {
+void writeJson(const std::string &path, const std::vector<LayerResult> &results,
+               const RunInfo &info) {
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerResult &r : results)
     layers.push_back(layerJson(r, results, info));

@@ -16,8 +16,8 @@ struct LayerResult {
   BenchLayer layer;
   double nascSeconds = 0, onednnSeconds = 0;         ///< Medians per call.
   double nascBestSeconds = 0, onednnBestSeconds = 0; ///< Minima per call.
-  double compileSeconds = 0;                 ///< nasc's lowering + JIT compilation, wall.
-  int runs = 0;                              ///< Timed calls of each side.
+  double compileSeconds = 0;                         ///< nasc's lowering + JIT compilation, wall.
+  int runs = 0;                                      ///< Timed calls of each side.
   double relativeError = 0; ///< max |nasc - oneDNN| / max |oneDNN| on the layer's output.
   bool correct = false;     ///< relativeError <= RunInfo::tolerance.
   std::string onednnImplementation;
@@ -27,7 +27,8 @@ struct LayerResult {
 /// The machine and settings of a run.
 struct RunInfo {
   std::string date, cpuModel, llvmCpu, onednnVersion, loadBefore, loadAfter;
-  int nascLanes = 0;            ///< codegen::resolveTarget().vector.lanes: lanes of the target nasc compiles for.
+  int nascLanes =
+      0; ///< codegen::resolveTarget().vector.lanes: lanes of the target nasc compiles for.
   FmaPeak peakBefore, peakAfter; ///< One core, measured before and after the layers.
   int threads = 1, minRuns = 0;
   double minSeconds = 0, tolerance = 0;
@@ -53,6 +54,7 @@ void printLayerRow(const LayerResult &result, const RunInfo &info);
 void printSummary(const std::vector<LayerResult> &results, const RunInfo &info);
 
 /// Writes `info` and `results` as JSON to `path`. Throws nasc::Error if it cannot be written.
-void writeJson(const std::string &path, const std::vector<LayerResult> &results, const RunInfo &info);
+void writeJson(const std::string &path, const std::vector<LayerResult> &results,
+               const RunInfo &info);
 
 } // namespace nasc::bench

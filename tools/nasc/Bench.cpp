@@ -71,16 +71,17 @@ Timings measure(compiler::CompiledModel &model, const std::vector<ir::Tensor> &i
 }
 
 void printBreakdown(const ir::Program &program, const Timings &timings) {
-  std::printf("%-28s %-44s %10s %10s %9s %7s\n", "kernel", "nodes", "MFLOP", "ms", "GFLOP/s", "time");
+  std::printf("%-28s %-44s %10s %10s %9s %7s\n", "kernel", "nodes", "MFLOP", "ms", "GFLOP/s",
+              "time");
   for (size_t c = 0; c < program.calls.size(); ++c) {
     const ir::KernelCall &call = program.calls[c];
     std::string nodes;
     for (const auto &n : call.nodes)
       nodes += (nodes.empty() ? "" : "+") + n;
     double flops = call.kernel.flops(), seconds = timings.perCall[c];
-    std::printf("%-28s %-44s %10.2f %10.3f %9.2f %6.1f%%\n", call.kernel.name.c_str(), nodes.c_str(),
-                flops * 1e-6, seconds * 1e3, seconds > 0 ? flops * 1e-9 / seconds : 0.0,
-                100.0 * seconds / timings.total);
+    std::printf("%-28s %-44s %10.2f %10.3f %9.2f %6.1f%%\n", call.kernel.name.c_str(),
+                nodes.c_str(), flops * 1e-6, seconds * 1e3,
+                seconds > 0 ? flops * 1e-9 / seconds : 0.0, 100.0 * seconds / timings.total);
   }
 }
 
@@ -94,8 +95,9 @@ void bench(const BenchArgs &args) {
   Timings timings = measure(*model, randomInputs(model->program()), args.repeat);
   double flops = model->program().flops();
   printBreakdown(model->program(), timings);
-  std::printf("median latency: %.3f ms over %d runs, %.3f GFLOP per run, %.2f GFLOP/s, %d thread(s)\n",
-              timings.total * 1e3, args.repeat, flops * 1e-9, flops * 1e-9 / timings.total, args.threads);
+  std::printf(
+      "median latency: %.3f ms over %d runs, %.3f GFLOP per run, %.2f GFLOP/s, %d thread(s)\n",
+      timings.total * 1e3, args.repeat, flops * 1e-9, flops * 1e-9 / timings.total, args.threads);
 }
 
 } // namespace

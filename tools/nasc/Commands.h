@@ -11,7 +11,8 @@ void addCompileCommand(CLI::App &app);
 void addRunCommand(CLI::App &app);
 /// `nasc bench MODEL [--repeat R] [--threads N] [--schedule S]`
 void addBenchCommand(CLI::App &app);
-/// `nasc inspect MODEL [--node NAME] [--stage graph|cost|kernel|schedule|isl|ast|llvm] [--schedule S]`
+/// `nasc inspect MODEL [--node NAME] [--stage graph|cost|kernel|schedule|isl|ast|llvm] [--schedule
+/// S]`
 void addInspectCommand(CLI::App &app);
 /// `nasc fisher MODEL [--batch 128] [--seed S] [--seeds K] [--weights init|model]
 /// [--bn insert|keep] [--json]`

@@ -22,9 +22,9 @@ void compile(const CompileArgs &args) {
   compiler::PolyhedralModel model = lowerModel(args, options.target);
   ir::PassTimes times = model.times;
   times.add(compiler::emitSharedLibrary(model, options, args.output, args.header));
-  std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header)
-            << " (" << model.program.calls.size() << " kernels, "
-            << model.program.flops() * 1e-9 << " GFLOP per run)\n";
+  std::cout << "wrote " << args.output << (args.header.empty() ? "" : " and " + args.header) << " ("
+            << model.program.calls.size() << " kernels, " << model.program.flops() * 1e-9
+            << " GFLOP per run)\n";
   if (args.timePasses)
     std::cout << times.report();
 }
@@ -36,7 +36,8 @@ void addCompileCommand(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand(
       "compile", "Compile MODEL into a shared library with a C ABI (nasc_model_create/run/...)");
   addModelOptions(*cmd, *args);
-  cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")->required();
+  cmd->add_option("-o,--output", args->output, "Shared library to write (e.g. libmodel.so)")
+      ->required();
   cmd->add_option("--header", args->header, "Also write the C header declaring the ABI");
   addTargetOptions(*cmd, *args, true);
   cmd->add_flag("--time-passes", args->timePasses,

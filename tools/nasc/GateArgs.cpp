@@ -6,9 +6,7 @@
 
 namespace nasc::cli {
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   nas::GateParams params;

@@ -31,9 +31,9 @@ struct GateArgs {
 /// Which gate options a command takes besides --policy, --theta, --tolerance, --batch, --seeds
 /// and --steps.
 struct GateOptionSet {
-  bool seed = false;                ///< --seed (a command with its own sets GateArgs::seed).
+  bool seed = false;                 ///< --seed (a command with its own sets GateArgs::seed).
   std::string threads = "--threads"; ///< The name of GateArgs::threads' option.
-  bool policyOnly = true;           ///< --policy-only.
+  bool policyOnly = true;            ///< --policy-only.
 };
 
 /// Adds the gate's options (`set`) to `cmd`.

@@ -115,18 +115,21 @@ void addInspectCommand(CLI::App &app) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App *cmd = app.add_subcommand("inspect", "Print MODEL's IR at one compilation stage");
   addModelOptions(*cmd, *args);
-  cmd->add_option("--node", args->node, "Only the kernel implementing this graph node (or kernel name)");
+  cmd->add_option("--node", args->node,
+                  "Only the kernel implementing this graph node (or kernel name)");
   cmd->add_flag("--explain", args->explain,
                 "With --stage schedule: after the schedule, list per kernel the steps its default "
                 "trace tried and did not apply, each with the refusal (the output is then no "
                 "longer a schedule file)");
-  cmd->add_option("--stage", args->stage,
-                  "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
-                  "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest Kernels; schedule: the "
-                  "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
-                  "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR; asm: the "
-                  "target's assembly; target: triple, CPU, vector unit and the CPU features a "
-                  "compiled library checks when it is loaded")
+  cmd->add_option(
+         "--stage", args->stage,
+         "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
+         "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest "
+         "Kernels; schedule: the "
+         "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
+         "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR; asm: the "
+         "target's assembly; target: triple, CPU, vector unit and the CPU features a "
+         "compiled library checks when it is loaded")
       ->check(CLI::IsMember(
           {"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm", "asm", "target"}))
       ->capture_default_str();

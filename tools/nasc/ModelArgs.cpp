@@ -53,7 +53,8 @@ compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Targe
       const search::TuningDb db(args.db, search::TuningDb::Access::ReadOnly);
       return search::withChoices(schedule, search::tunedChoices(transformed, db, target));
     });
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector);
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector);
   times.add(model.times);
   model.times = times;
   return model;

@@ -132,7 +132,7 @@ int mutate(const MutateArgs &args) {
   if (args.weights == "init")
     nas::initWeights(graph, args.seed);
   const std::map<std::string, std::string> metadata{{"nasc.source", args.model},
-                                                     {"nasc.transformations", joinSteps(steps)}};
+                                                    {"nasc.transformations", joinSteps(steps)}};
   ir::exportOnnx(graph, args.output, metadata);
   std::printf("wrote %s\n", args.output.c_str());
   int status = 0;
@@ -179,7 +179,8 @@ void addMutateCommand(CLI::App &app, int &exitStatus) {
                     "statements it rewrites or adds, before and after, as isl rewrites them");
   cmd->add_flag("--check-capacity", args->checkCapacity,
                 "Run the capacity gate (nasc capacity MODEL NEW, with --policy, --theta, "
-                "--tolerance, --batch, --seeds, --steps) and record its decision in the model's metadata (nasc.capacity); exit 3 when "
+                "--tolerance, --batch, --seeds, --steps) and record its decision in the model's "
+                "metadata (nasc.capacity); exit 3 when "
                 "refused (the model is still written)");
   addGateOptions(*cmd, *args, {});
   cmd->callback([args, &exitStatus] { exitStatus = mutate(*args); });

@@ -123,14 +123,15 @@ int runSearchCommand(SearchArgs &args) {
   search::TuningDb db(dbPath);
   std::signal(SIGINT, requestStop);
   std::signal(SIGTERM, requestStop);
-  const search::SearchResult result =
-      search::runSearch(args.model, options, db, printProgress, [] { return stopRequested.load(); });
+  const search::SearchResult result = search::runSearch(args.model, options, db, printProgress,
+                                                        [] { return stopRequested.load(); });
   std::printf("%s", isatty(STDOUT_FILENO) ? "\n" : "");
   search::writeSearchOutputs(args.out, args.model, result, options, db);
   std::ifstream report(args.out + "/report.md");
   std::cout << report.rdbuf() << "wrote " << args.out
-            << (result.best ? "/{model.onnx,schedule.json,libmodel.so,model.h,report.json,report.md}"
-                            : "/{report.json,report.md}")
+            << (result.best
+                    ? "/{model.onnx,schedule.json,libmodel.so,model.h,report.json,report.md}"
+                    : "/{report.json,report.md}")
             << "; records in " << dbPath << "\n";
   return 0;
 }

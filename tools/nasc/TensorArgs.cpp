@@ -15,7 +15,8 @@ size_t indexOfName(const std::string &name, const ir::Program &program, const st
       return i;
     known += (known.empty() ? "" : ", ") + bufferName;
   }
-  throw Error("the model has no " + kind + " named '" + name + "' (its " + kind + "s: " + known + ")");
+  throw Error("the model has no " + kind + " named '" + name + "' (its " + kind + "s: " + known +
+              ")");
 }
 
 } // namespace
@@ -26,10 +27,11 @@ std::vector<std::string> bindFiles(const std::vector<std::string> &args, const i
   size_t next = 0;
   for (const auto &arg : args) {
     size_t eq = arg.find('=');
-    size_t slot = eq == std::string::npos ? next++ : indexOfName(arg.substr(0, eq), program, ids, kind);
+    size_t slot =
+        eq == std::string::npos ? next++ : indexOfName(arg.substr(0, eq), program, ids, kind);
     if (slot >= ids.size())
-      throw Error("too many --" + kind + " files: the model has " + std::to_string(ids.size()) + " " +
-                  kind + "s");
+      throw Error("too many --" + kind + " files: the model has " + std::to_string(ids.size()) +
+                  " " + kind + "s");
     if (!files[slot].empty())
       throw Error(kind + " '" + program.buffers[static_cast<size_t>(ids[slot])].name +
                   "' is given twice");
