@@ -28,12 +28,12 @@ TraceChoices traceChoices(const KernelSchedule &trace, const std::string &source
   if (step == trace.steps.end())
     return {};
   TraceChoices choices;
-  for (const TraceChoiceMember &member : kTraceChoiceMembers)
+  for (const TraceChoiceMember &member : kTraceChoiceMembers) {
     choices.*member.value = step->scalar(member.name);
-  for (const TraceChoiceMember &member : kTraceChoiceMembers)
     if (choices.*member.value < 0)
       throw Error(source + ": node '" + trace.node + "': " + step->toString() +
                   ": a choice must be 0 (the default trace's own) or positive");
+  }
   if (choices.order > kRowsOutside)
     throw Error(source + ": node '" + trace.node + "': " + step->toString() +
                 ": order must be 0, " + std::to_string(kChannelsOutside) +
