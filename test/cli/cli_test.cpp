@@ -1,6 +1,7 @@
 // The `nasc` command line as a user runs it: help on every verb, each inspect stage, and one
 // clear error line with a non-zero exit for bad input.
 #include "test/support/CliRun.h"
+#include "test/support/FreshPath.h"
 
 #include <catch2/catch.hpp>
 
@@ -20,11 +21,7 @@ using nasc::test::runNasc;
 
 const std::string kModel = std::string(NASC_SOURCE_DIR) + "/models/resnet18.json";
 
-fs::path scratch() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "cli";
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return nasc::test::processDir("cli"); }
 
 bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;

@@ -1,6 +1,7 @@
 // `nasc compile --target TRIPLE` without the cross compiler on PATH: one clear error naming the
 // compiler and Debian's package, a non-zero exit, no library written.
 #include "test/support/CliRun.h"
+#include "test/support/FreshPath.h"
 #include "test/support/ScopedEnv.h"
 
 #include <catch2/catch.hpp>
@@ -11,8 +12,7 @@
 TEST_CASE("compile --target aarch64-linux-gnu without aarch64-linux-gnu-gcc names the Debian "
           "package",
           "[cli][link]") {
-  const std::filesystem::path dir = std::filesystem::path(NASC_BINARY_DIR) / "test" / "cli";
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = nasc::test::processDir("cli");
   const std::filesystem::path model = dir / "relu.json", so = dir / "no_cross_gcc.so";
   std::ofstream(model) << R"({"name": "relu", "inputs": [{"name": "x", "shape": [1, 4, 2, 2]}],
     "outputs": ["y"], "nodes": [{"name": "relu", "op_type": "Relu", "inputs": ["x"],

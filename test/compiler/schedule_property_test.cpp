@@ -11,6 +11,7 @@
 #include "ir/import/ModelLoader.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
+#include "test/support/FreshPath.h"
 #include "test/support/RandomTensor.h"
 #include "test/support/RandomTrace.h"
 
@@ -56,9 +57,7 @@ std::string modelJson(const KernelKind &kind) {
 }
 
 fs::path writeModel(const KernelKind &kind) {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "schedule_property";
-  fs::create_directories(dir);
-  fs::path path = dir / (kind.name + ".json");
+  fs::path path = nasc::test::processDir("schedule_property") / (kind.name + ".json");
   std::ofstream(path) << modelJson(kind);
   return path;
 }

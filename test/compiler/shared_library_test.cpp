@@ -5,6 +5,7 @@
 #include "runtime/reference/Reference.h"
 #include "test/support/AbiDriver.h"
 #include "test/support/Compare.h"
+#include "test/support/FreshPath.h"
 #include "test/support/RandomTensor.h"
 
 #include <catch2/catch.hpp>
@@ -47,11 +48,7 @@ const char *kSmallNet = R"({
   ]
 })";
 
-fs::path workDir() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "shared_library";
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path workDir() { return nasc::test::processDir("shared_library"); }
 
 } // namespace
 

@@ -7,6 +7,7 @@
 #include "compiler/SharedLibrary.h"
 #include "ir/import/ModelLoader.h"
 #include "test/support/AbiDriver.h"
+#include "test/support/FreshPath.h"
 
 #include <catch2/catch.hpp>
 
@@ -29,11 +30,7 @@ const char *kConv = R"({"name": "conv", "inputs": [{"name": "x", "shape": [1, 32
   "initializers": [{"name": "w", "shape": [32, 32, 3, 3], "init": "he_normal", "seed": 1},
                    {"name": "b", "shape": [32], "init": "he_normal", "seed": 2}]})";
 
-fs::path workDir() {
-  fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "target_code";
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path workDir() { return nasc::test::processDir("target_code"); }
 
 ir::Graph convGraph() {
   fs::path path = workDir() / "conv.json";

@@ -11,6 +11,7 @@
 #include "polyhedral/Scop.h"
 #include "runtime/reference/Reference.h"
 #include "test/support/Compare.h"
+#include "test/support/FreshPath.h"
 #include "test/support/RandomTensor.h"
 
 #include <isl/cpp.h>
@@ -109,11 +110,10 @@ inline std::string statementOfDepth(const ir::Kernel &kernel, size_t depth) {
   return "";
 }
 
-/// Writes `json` (a nasc JSON model) to <build dir>/test/schedule_run/<name>.json; the path.
+/// Writes `json` (a nasc JSON model) to <build dir>/test/schedule_run/<pid>/<name>.json; the
+/// path.
 inline std::filesystem::path writeModel(const std::string &name, const std::string &json) {
-  std::filesystem::path dir = std::filesystem::path(NASC_BINARY_DIR) / "test" / "schedule_run";
-  std::filesystem::create_directories(dir);
-  std::filesystem::path path = dir / (name + ".json");
+  std::filesystem::path path = processDir("schedule_run") / (name + ".json");
   std::ofstream(path) << json;
   return path;
 }

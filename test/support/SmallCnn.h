@@ -2,6 +2,8 @@
 // gate, short training).
 #pragma once
 
+#include "test/support/FreshPath.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -17,12 +19,13 @@ struct SmallCnn {
   int classes = 10;
 };
 
-/// Writes <build dir>/<name>.json: x (1, channels, side, side) -> Conv 3x3 pad 1 (width1) -> Relu
+/// Writes <build dir>/test/small_cnn/<pid>/<name>.json: x (1, channels, side, side) -> Conv 3x3 pad
+/// 1 (width1) -> Relu
 /// -> Conv 3x3 stride 2 pad 1 (width2) -> Relu -> GlobalAveragePool -> Flatten -> Gemm to
 /// `classes`, unnamed nodes (each named after its output: c1, r1, c2, ...), He-normal weights
 /// (seeds 1, 2, 3) and a zero Gemm bias. Returns the path.
 inline std::string writeSmallCnn(const std::string &name, const SmallCnn &cnn) {
-  const std::string path = std::string(NASC_BINARY_DIR) + "/" + name + ".json";
+  const std::string path = (processDir("small_cnn") / (name + ".json")).string();
   const nlohmann::json spec = {
       {"inputs", {{{"name", "x"}, {"shape", {1, cnn.channels, cnn.side, cnn.side}}}}},
       {"outputs", {"logits"}},
