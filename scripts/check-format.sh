@@ -25,7 +25,8 @@ for f in "${files[@]}"; do
   "$format" --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
 done
 if [ ${#bad[@]} -gt 0 ]; then
-  printf 'not formatted by %s: %s\n' "$format" "${bad[@]}" >&2
+  echo "not formatted by $format:" >&2
+  printf '  %s\n' "${bad[@]}" >&2
   echo "fix: scripts/check-format.sh --fix" >&2
   exit 1
 fi
