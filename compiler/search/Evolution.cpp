@@ -1,5 +1,6 @@
 #include "compiler/search/Evolution.h"
 
+#include "compiler/nas/ModelCost.h"
 #include "compiler/search/CandidateFeatures.h"
 #include "ir/Error.h"
 
@@ -8,6 +9,8 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace nasc::search {
 
@@ -37,20 +40,66 @@ struct Models {
   CostModel seconds, pass;
 };
 
+/// Whether the gate passed `scored` (Measured and Failed passed it).
+bool passed(const Scored &scored) { return scored.outcome != Scored::Outcome::Refused; }
+
+/// The classifier of passing the gate, fitted on every entry of `history`.
+CostModel fitPass(const std::vector<Scored> &history, const CandidateFeatures &features,
+                  const CostModelOptions &options) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> targets;
+  for (const Scored &s : history) {
+    rows.push_back(features(s.steps));
+    targets.push_back(passed(s) ? 1.0f : 0.0f);
+  }
+  return CostModel(Objective::Classification, rows, targets, options);
+}
+
 Models fit(const std::vector<Scored> &history, const CandidateFeatures &features,
            const CostModelOptions &options) {
-  std::vector<std::vector<float>> measured, all;
-  std::vector<float> logSeconds, passed;
-  for (const Scored &s : history) {
-    all.push_back(features(s.steps));
-    passed.push_back(s.outcome == Scored::Outcome::Refused ? 0.0f : 1.0f);
+  std::vector<std::vector<float>> measured;
+  std::vector<float> logSeconds;
+  for (const Scored &s : history)
     if (s.outcome == Scored::Outcome::Measured) {
-      measured.push_back(all.back());
+      measured.push_back(features(s.steps));
       logSeconds.push_back(static_cast<float>(std::log(s.seconds)));
     }
-  }
   return {CostModel(Objective::Regression, measured, logSeconds, options),
-          CostModel(Objective::Classification, all, passed, options)};
+          fitPass(history, features, options)};
+}
+
+/// −ln(max(P, 1e-6)): the cost of a predicted probability P of passing the gate.
+double gatePenalty(float pass) { return -std::log(std::max(static_cast<double>(pass), 1e-6)); }
+
+/// Whether `history` holds at least `count` entries, some passed by the gate and some not.
+bool gateRankable(const std::vector<Scored> &history, size_t count) {
+  const auto pass = static_cast<size_t>(std::count_if(history.begin(), history.end(), passed));
+  return history.size() >= count && pass > 0 && pass < history.size();
+}
+
+/// The best of `draws` sampleCandidate draws with steps (a draw without steps when none has)
+/// by ln(FLOP) − ln(max(P(pass), 1e-6)), the first of equal ones.
+Candidate gateRankedDraw(const ir::Graph &original, const std::vector<Scored> &history,
+                         std::mt19937_64 &rng, const EvolutionOptions &options) {
+  std::vector<Candidate> drawn;
+  for (size_t i = 0; i < options.draws; ++i)
+    if (Candidate c = sampleCandidate(original, rng); !c.steps.empty() || drawn.empty())
+      drawn.push_back(std::move(c));
+  if (drawn.front().steps.empty())
+    return std::move(drawn.front());
+  const CandidateFeatures features(original);
+  std::vector<std::vector<float>> rows;
+  for (const Candidate &c : drawn)
+    rows.push_back(features(c.steps));
+  const std::vector<float> pass = fitPass(history, features, options.model).predict(rows);
+  size_t best = 0;
+  double bestScore = 0;
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const double score = std::log(nas::modelCost(drawn[i].graph).flops) + gatePenalty(pass[i]);
+    if (i == 0 || score < bestScore)
+      std::tie(best, bestScore) = std::pair(i, score);
+  }
+  return std::move(drawn[best]);
 }
 
 /// The searchable Convs of the original and the steps each offers there.
@@ -130,7 +179,7 @@ std::vector<size_t> ranked(const std::vector<Steps> &pool, const Models &models,
   const std::vector<float> pass = models.pass.predict(rows);
   std::vector<double> score;
   for (size_t i = 0; i < pool.size(); ++i)
-    score.push_back(logSeconds[i] - std::log(std::max(static_cast<double>(pass[i]), 1e-6)));
+    score.push_back(logSeconds[i] + gatePenalty(pass[i]));
   std::vector<size_t> order(pool.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -160,13 +209,17 @@ bool isNew(const Candidate &candidate, const std::vector<Scored> &history) {
 
 Candidate proposeCandidate(const ir::Graph &original, const std::vector<Scored> &history,
                            std::mt19937_64 &rng, const EvolutionOptions &options) {
-  if (options.population == 0 || options.tournament == 0 || options.pool == 0)
-    throw Error("evolution: population, tournament and pool must be at least 1");
+  if (options.population == 0 || options.tournament == 0 || options.pool == 0 || options.draws == 0)
+    throw Error("evolution: population, tournament, pool and draws must be at least 1");
   std::vector<size_t> measured;
   for (size_t i = 0; i < history.size(); ++i)
     if (history[i].outcome == Scored::Outcome::Measured)
       measured.push_back(i);
-  if (measured.size() < std::max<size_t>(options.warmup, 1) || uniform(rng) < options.epsilon)
+  if (measured.size() < std::max<size_t>(options.warmup, 1))
+    return gateRankable(history, options.gateWarmup)
+               ? gateRankedDraw(original, history, rng, options)
+               : sampleCandidate(original, rng);
+  if (uniform(rng) < options.epsilon)
     return sampleCandidate(original, rng);
   const std::vector<size_t> population(
       measured.end() - static_cast<std::ptrdiff_t>(std::min(options.population, measured.size())),

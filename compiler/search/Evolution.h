@@ -29,6 +29,8 @@ struct Scored {
 /// The parameters of proposeCandidate.
 struct EvolutionOptions {
   size_t warmup = 16;     ///< Measured candidates needed before the cost model is used (>= 1).
+  size_t gateWarmup = 8;  ///< Judged candidates needed before warm-up draws are gate-ranked.
+  size_t draws = 8;       ///< sampleCandidate draws a gate-ranked warm-up proposal ranks (>= 1).
   double epsilon = 0.1;   ///< Probability that a proposal is a sampleCandidate draw anyway.
   size_t population = 32; ///< The most recent measured candidates parents come from (aging).
   size_t tournament = 4;  ///< Candidates drawn per tournament; the fastest is the parent.
@@ -40,7 +42,12 @@ struct EvolutionOptions {
 /// The next candidate of a search of `original` (static shapes, ir::prepareForTraining) after
 /// `history` (every candidate so far with steps, oldest first):
 ///  1. with fewer than options.warmup Measured entries, or with probability options.epsilon
-///     (drawn from `rng` only once warmed up), a sampleCandidate draw;
+///     (drawn from `rng` only once warmed up), a sampleCandidate draw; in the warm-up, once
+///     the history holds options.gateWarmup entries of which some passed the gate and some
+///     did not, the best of options.draws sampleCandidate draws (those with steps) by
+///     ln(FLOP) − ln(max(P(pass), 1e-6)), P(pass) the classifier of step 3 (FLOP by
+///     nas::modelCost; equal ones in draw order): the gate refuses most uniform draws, and the
+///     cost model cannot rank by time before anything is measured;
 ///  2. otherwise children's steps, up to options.pool distinct ones in at most 4·pool tries: a
 ///     parent chosen by tournament (the fastest of options.tournament entries drawn uniformly,
 ///     with repetition, from the options.population most recent Measured ones: Real et al.,
@@ -61,9 +68,9 @@ struct EvolutionOptions {
 ///     dropped from the first one the rewrite refuses, the reasons in `refusals`), still has
 ///     steps and differs from every history entry; a sampleCandidate draw when none does.
 /// Only that child's graph is built: applying steps copies the graph and its weights. Deterministic
-/// for a given `rng` state and history. Throws nasc::Error when options.population, tournament
-/// or pool is 0, and as CandidateFeatures and CostModel do (a history step not on a searchable
-/// Conv of `original`, an XGBoost failure).
+/// for a given `rng` state and history. Throws nasc::Error when options.population, tournament,
+/// pool or draws is 0, and as CandidateFeatures and CostModel do (a history step not on a
+/// searchable Conv of `original`, an XGBoost failure).
 Candidate proposeCandidate(const ir::Graph &original, const std::vector<Scored> &history,
                            std::mt19937_64 &rng, const EvolutionOptions &options = {});
 

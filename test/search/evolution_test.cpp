@@ -269,11 +269,41 @@ TEST_CASE("proposeCandidate is deterministic and proposes new candidates", "[evo
     CHECK_FALSE(first.steps.empty());
     CHECK(known.count(text(first.steps)) == 0);
   }
-  // Short of `warmup` measured candidates, a proposal is sampleCandidate's draw.
+  // Short of `warmup` measured candidates and of `gateWarmup` judged ones, a proposal is
+  // sampleCandidate's draw.
   options.warmup = 1000;
+  options.gateWarmup = 1000;
   std::mt19937_64 a = search::candidateRng(9, 0), b = search::candidateRng(9, 0);
   CHECK(text(search::proposeCandidate(original, history, a, options).steps) ==
         text(search::sampleCandidate(original, b).steps));
+}
+
+TEST_CASE("warm-up proposals ranked by the gate classifier are refused less often than draws",
+          "[evolution]") {
+  const ir::Graph original = smallResnet();
+  const std::vector<search::Scored> history =
+      syntheticSearch(5, 40, [&](const std::vector<search::Scored> &, std::mt19937_64 &rng) {
+        return search::sampleCandidate(original, rng);
+      });
+  search::EvolutionOptions options;
+  options.warmup = 1000;
+  int rankedRefused = 0, drawnRefused = 0;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    std::mt19937_64 a = search::candidateRng(seed, 100), b = a;
+    const search::Candidate proposed = search::proposeCandidate(original, history, a, options);
+    std::set<std::string> draws;
+    for (size_t i = 0; i < options.draws; ++i) {
+      const search::Candidate drawn = search::sampleCandidate(original, b);
+      draws.insert(text(drawn.steps));
+      if (i == 0 && !drawn.steps.empty())
+        drawnRefused += synthetic(drawn).outcome == search::Scored::Outcome::Refused ? 1 : 0;
+    }
+    INFO("seed " << seed << ": " << text(proposed.steps));
+    CHECK(draws.count(text(proposed.steps)) == 1);
+    rankedRefused += synthetic(proposed).outcome == search::Scored::Outcome::Refused ? 1 : 0;
+  }
+  INFO("refused: ranked " << rankedRefused << ", first draws " << drawnRefused << " of 30");
+  CHECK(rankedRefused * 2 < drawnRefused);
 }
 
 TEST_CASE("evolution beats random draws of the same count on a synthetic search", "[evolution]") {
