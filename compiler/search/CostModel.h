@@ -20,6 +20,10 @@ struct CostModelOptions {
   int rounds = 40;  ///< Boosting rounds (trees).
   int maxDepth = 4; ///< Of each tree.
   double eta = 0.3; ///< Learning rate (shrinkage of each tree).
+  /// XGBoost's min_child_weight, the least hessian sum of a leaf: a squared-error row weighs 1,
+  /// a logistic one p(1 − p) <= 0.25, so XGBoost's default 1 keeps a classifier fitted on a
+  /// search's first ten candidates from making any split.
+  double minChildWeight = 0.1;
 };
 
 /// Gradient-boosted trees fitted once, at construction, on rows of features; then predicts

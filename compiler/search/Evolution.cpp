@@ -77,8 +77,25 @@ bool gateRankable(const std::vector<Scored> &history, size_t count) {
   return history.size() >= count && pass > 0 && pass < history.size();
 }
 
-/// The best of `draws` sampleCandidate draws with steps (a draw without steps when none has)
-/// by ln(FLOP) − ln(max(P(pass), 1e-6)), the first of equal ones.
+/// The index of the likeliest to pass of `pass` when none is >= 1/2, else of the least FLOP of
+/// those that are: the first of equal ones.
+size_t warmupChoice(const std::vector<Candidate> &drawn, const std::vector<float> &pass) {
+  const auto likeliest = std::max_element(pass.begin(), pass.end());
+  if (*likeliest < 0.5f)
+    return static_cast<size_t>(likeliest - pass.begin());
+  size_t best = drawn.size();
+  double bestFlops = 0;
+  for (size_t i = 0; i < drawn.size(); ++i)
+    if (pass[i] >= 0.5f) {
+      const double flops = nas::modelCost(drawn[i].graph).flops;
+      if (best == drawn.size() || flops < bestFlops)
+        std::tie(best, bestFlops) = std::pair(i, flops);
+    }
+  return best;
+}
+
+/// One of `draws` sampleCandidate draws with steps (a draw without steps when none has), chosen
+/// by warmupChoice on the gate classifier fitted on `history`.
 Candidate gateRankedDraw(const ir::Graph &original, const std::vector<Scored> &history,
                          std::mt19937_64 &rng, const EvolutionOptions &options) {
   std::vector<Candidate> drawn;
@@ -91,15 +108,8 @@ Candidate gateRankedDraw(const ir::Graph &original, const std::vector<Scored> &h
   std::vector<std::vector<float>> rows;
   for (const Candidate &c : drawn)
     rows.push_back(features(c.steps));
-  const std::vector<float> pass = fitPass(history, features, options.model).predict(rows);
-  size_t best = 0;
-  double bestScore = 0;
-  for (size_t i = 0; i < drawn.size(); ++i) {
-    const double score = std::log(nas::modelCost(drawn[i].graph).flops) + gatePenalty(pass[i]);
-    if (i == 0 || score < bestScore)
-      std::tie(best, bestScore) = std::pair(i, score);
-  }
-  return std::move(drawn[best]);
+  return std::move(
+      drawn[warmupChoice(drawn, fitPass(history, features, options.model).predict(rows))]);
 }
 
 /// The searchable Convs of the original and the steps each offers there.

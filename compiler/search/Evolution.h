@@ -44,10 +44,10 @@ struct EvolutionOptions {
 ///  1. with fewer than options.warmup Measured entries, or with probability options.epsilon
 ///     (drawn from `rng` only once warmed up), a sampleCandidate draw; in the warm-up, once
 ///     the history holds options.gateWarmup entries of which some passed the gate and some
-///     did not, the best of options.draws sampleCandidate draws (those with steps) by
-///     ln(FLOP) − ln(max(P(pass), 1e-6)), P(pass) the classifier of step 3 (FLOP by
-///     nas::modelCost; equal ones in draw order): the gate refuses most uniform draws, and the
-///     cost model cannot rank by time before anything is measured;
+///     did not, one of options.draws sampleCandidate draws (those with steps): of those the
+///     classifier of step 3 gives P(pass) >= 1/2 the one of least FLOP (nas::modelCost), else
+///     the one of highest P(pass), the first of equal ones: the gate refuses most uniform
+///     draws, and nothing is measured yet to rank them by time;
 ///  2. otherwise children's steps, up to options.pool distinct ones in at most 4·pool tries: a
 ///     parent chosen by tournament (the fastest of options.tournament entries drawn uniformly,
 ///     with repetition, from the options.population most recent Measured ones: Real et al.,
