@@ -68,9 +68,6 @@ Models fit(const std::vector<Scored> &history, const CandidateFeatures &features
           fitPass(history, features, options)};
 }
 
-/// −ln(max(P, 1e-6)): the cost of a predicted probability P of passing the gate.
-double gatePenalty(float pass) { return -std::log(std::max(static_cast<double>(pass), 1e-6)); }
-
 /// Whether `history` holds at least `count` entries, some passed by the gate and some not.
 bool gateRankable(const std::vector<Scored> &history, size_t count) {
   const auto pass = static_cast<size_t>(std::count_if(history.begin(), history.end(), passed));
@@ -94,16 +91,19 @@ size_t warmupChoice(const std::vector<Candidate> &drawn, const std::vector<float
   return best;
 }
 
-/// One of `draws` sampleCandidate draws with steps (a draw without steps when none has), chosen
+/// One of `draws` sampleCandidate draws with steps (the first draw when none has), chosen
 /// by warmupChoice on the gate classifier fitted on `history`.
 Candidate gateRankedDraw(const ir::Graph &original, const std::vector<Scored> &history,
                          std::mt19937_64 &rng, const EvolutionOptions &options) {
   std::vector<Candidate> drawn;
+  Candidate empty;
   for (size_t i = 0; i < options.draws; ++i)
-    if (Candidate c = sampleCandidate(original, rng); !c.steps.empty() || drawn.empty())
+    if (Candidate c = sampleCandidate(original, rng); !c.steps.empty())
       drawn.push_back(std::move(c));
-  if (drawn.front().steps.empty())
-    return std::move(drawn.front());
+    else if (i == 0)
+      empty = std::move(c);
+  if (drawn.empty())
+    return empty;
   const CandidateFeatures features(original);
   std::vector<std::vector<float>> rows;
   for (const Candidate &c : drawn)
@@ -189,7 +189,7 @@ std::vector<size_t> ranked(const std::vector<Steps> &pool, const Models &models,
   const std::vector<float> pass = models.pass.predict(rows);
   std::vector<double> score;
   for (size_t i = 0; i < pool.size(); ++i)
-    score.push_back(logSeconds[i] + gatePenalty(pass[i]));
+    score.push_back(logSeconds[i] - std::log(std::max(static_cast<double>(pass[i]), 1e-6)));
   std::vector<size_t> order(pool.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

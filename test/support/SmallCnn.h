@@ -19,11 +19,10 @@ struct SmallCnn {
   int classes = 10;
 };
 
-/// Writes <build dir>/test/small_cnn/<pid>/<name>.json: x (1, channels, side, side) -> Conv 3x3 pad
-/// 1 (width1) -> Relu
-/// -> Conv 3x3 stride 2 pad 1 (width2) -> Relu -> GlobalAveragePool -> Flatten -> Gemm to
-/// `classes`, unnamed nodes (each named after its output: c1, r1, c2, ...), He-normal weights
-/// (seeds 1, 2, 3) and a zero Gemm bias. Returns the path.
+/// Writes <build dir>/test/small_cnn/<pid>/<name>.json: x (1, channels, side, side) -> Conv 3x3
+/// pad 1 (width1) -> Relu -> Conv 3x3 stride 2 pad 1 (width2) -> Relu -> GlobalAveragePool ->
+/// Flatten -> Gemm to `classes`, unnamed nodes (each named after its output: c1, r1, c2, ...),
+/// He-normal weights (seeds 1, 2, 3) and a zero Gemm bias. Returns the path.
 inline std::string writeSmallCnn(const std::string &name, const SmallCnn &cnn) {
   const std::string path = (processDir("small_cnn") / (name + ".json")).string();
   const nlohmann::json spec = {
