@@ -1,9 +1,11 @@
 #include "compiler/Pipeline.h"
 
+#include "compiler/PipelineDump.h"
+
 #include "compiler/nas/NeuralTrace.h"
-#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/ForwardBlocked.h"
 #include "compiler/transforms/Primitives.h"
+#include "ir/Error.h"
 #include "ir/lower/Lower.h"
 
 #include <algorithm>
@@ -13,14 +15,15 @@ namespace nasc::compiler {
 
 namespace {
 
-bool implements(const ir::KernelCall &call, const std::string &node) {
-  return call.kernel.name == node ||
-         std::find(call.nodes.begin(), call.nodes.end(), node) != call.nodes.end();
-}
-
 std::string kernelNode(const ir::KernelCall &call) {
   return call.nodes.empty() ? call.kernel.name : call.nodes.front();
 }
+
+/// What the passes read besides the model they fill in.
+struct PassInputs {
+  const ModelSchedule &schedule;
+  const codegen::VectorUnit &unit;
+};
 
 /// For each call, the index of the entry of `schedule` naming it, or -1. Entries of only neural
 /// steps whose node they replaced (seq1, seq2, seq3) match no call and go to `replaced`.
@@ -30,7 +33,7 @@ std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &
   for (size_t e = 0; e < schedule.kernels.size(); ++e) {
     const std::string &node = schedule.kernels[e].node;
     auto call = std::find_if(program.calls.begin(), program.calls.end(),
-                             [&](const ir::KernelCall &c) { return implements(c, node); });
+                             [&](const ir::KernelCall &c) { return implementsNode(c, node); });
     if (call == program.calls.end() && nas::onlyNeuralSteps(schedule.kernels[e])) {
       replaced.push_back(schedule.kernels[e]);
       continue;
@@ -48,104 +51,237 @@ std::vector<int> matchSchedule(const ir::Program &program, const ModelSchedule &
   return entry;
 }
 
-/// The first kernel of a structure (ir::kernelStructure) that got the default schedule, and the
-/// steps the default trace gave it: every later kernel of that structure has the same
-/// dependences, default trace, schedule and AST (the statements' names and domains, which they
-/// are about, are the same; only tensor names differ).
-struct DefaultScheduled {
-  size_t call;
-  std::vector<ScheduleStep> steps;
-  std::vector<RefusedStep> refused;
+/// The record of call `c` with schedule entry `entry` (-1: none): its trace so far and whether
+/// the default layout and trace schedule it, with which choices.
+KernelRecord kernelRecord(const ir::KernelCall &call, const ModelSchedule &schedule, int entry,
+                          const std::string &source) {
+  KernelRecord record;
+  record.trace = entry >= 0 ? schedule.kernels[static_cast<size_t>(entry)]
+                            : KernelSchedule{kernelNode(call), {}};
+  record.byDefault = entry < 0 || scheduledByDefault(record.trace, source);
+  record.choices = traceChoices(record.trace, source);
+  if (record.byDefault)
+    std::erase_if(record.trace.steps, [](const ScheduleStep &step) {
+      return step.primitive == kDefaultTracePrimitive;
+    });
+  return record;
+}
+
+void applyNeuralStepsPass(PolyhedralModel &model, const PassInputs &in) {
+  model.times.time("neural steps", [&] { nas::applyNeuralSteps(model.graph, in.schedule); });
+}
+
+void lowerPass(PolyhedralModel &model, const PassInputs &in) {
+  model.program =
+      model.times.time("lowering to kernels", [&] { return ir::lowerGraph(model.graph); });
+  std::vector<int> entries = matchSchedule(model.program, in.schedule, model.replaced);
+  for (size_t c = 0; c < model.program.calls.size(); ++c)
+    model.kernels.push_back(
+        kernelRecord(model.program.calls[c], in.schedule, entries[c], model.scheduleSource));
+}
+
+void layoutPass(PolyhedralModel &model, const PassInputs &in) {
+  for (size_t c = 0; c < model.kernels.size(); ++c) {
+    KernelRecord &record = model.kernels[c];
+    model.times.time("layout steps", [&] {
+      if (record.byDefault) {
+        std::vector<ScheduleStep> layout =
+            applyDefaultLayout(model.program, c, in.unit, record.choices);
+        record.trace.steps.insert(record.trace.steps.end(), layout.begin(), layout.end());
+      } else {
+        applyLayoutSteps(model.program, c, record.trace, model.scheduleSource);
+      }
+    });
+  }
+}
+
+void forwardBlockedPass(PolyhedralModel &model, const PassInputs &) {
+  model.times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
+}
+
+void scopPass(PolyhedralModel &model, const PassInputs &) {
+  for (size_t c = 0; c < model.kernels.size(); ++c)
+    model.kernels[c].scop = model.times.time(
+        "Scops", [&] { return poly::buildScop(model.isl->get(), model.program.calls[c].kernel); });
+}
+
+/// Sets KernelRecord::sameAs of every kernel scheduled by default.
+void markSharedStructures(PolyhedralModel &model) {
+  std::map<std::string, size_t> first;
+  for (size_t c = 0; c < model.kernels.size(); ++c) {
+    KernelRecord &record = model.kernels[c];
+    if (!record.byDefault)
+      continue;
+    auto [found, inserted] = first.try_emplace(
+        ir::kernelStructure(model.program.calls[c].kernel).key + "\n" + choicesText(record.choices),
+        c);
+    if (!inserted)
+      record.sameAs = found->second;
+  }
+}
+
+void dependencesPass(PolyhedralModel &model, const PassInputs &) {
+  markSharedStructures(model);
+  for (size_t c = 0; c < model.kernels.size(); ++c) {
+    KernelRecord &record = model.kernels[c];
+    record.dependences =
+        record.sameAs
+            ? model.kernels[*record.sameAs].dependences
+            : model.times.time("dependences", [&] {
+                return poly::computeDependences(*record.scop, model.program.calls[c].kernel);
+              });
+  }
+}
+
+/// Gives kernel `record` the default steps, refusals and schedule of `first`, the kernel of
+/// its structure that the default trace scheduled.
+void shareDefaultSchedule(KernelRecord &record, const KernelRecord &first) {
+  record.trace.steps.insert(record.trace.steps.end(),
+                            first.trace.steps.begin() + static_cast<long>(first.scheduledFrom),
+                            first.trace.steps.end());
+  record.trace.refused = first.trace.refused;
+  record.scop->schedule = first.scop->schedule;
+}
+
+void schedulePass(PolyhedralModel &model, const PassInputs &in) {
+  for (size_t c = 0; c < model.kernels.size(); ++c) {
+    KernelRecord &record = model.kernels[c];
+    record.scheduledFrom = record.trace.steps.size();
+    if (record.sameAs) {
+      shareDefaultSchedule(record, model.kernels[*record.sameAs]);
+    } else if (record.byDefault) {
+      ScheduledTrace rest = model.times.time("default trace", [&] {
+        return defaultSchedule(*record.scop, *record.dependences, model.program.calls[c].kernel,
+                               record.trace.node, in.unit, record.choices);
+      });
+      record.trace.steps.insert(record.trace.steps.end(), rest.trace.steps.begin(),
+                                rest.trace.steps.end());
+      record.trace.refused = std::move(rest.trace.refused);
+      record.scop->schedule = rest.schedule;
+    } else {
+      record.scop->schedule = model.times.time("schedule trace", [&] {
+        return applyTrace(*record.scop, *record.dependences, record.trace, model.scheduleSource);
+      });
+    }
+  }
+}
+
+void astPass(PolyhedralModel &model, const PassInputs &) {
+  for (KernelRecord &record : model.kernels)
+    record.ast = record.sameAs
+                     ? model.kernels[*record.sameAs].ast
+                     : model.times.time("isl AST", [&] { return poly::generateAst(*record.scop); });
+}
+
+/// A pass: its name and summary, and the function that runs it.
+struct PassDefinition {
+  PipelinePass pass;
+  void (*run)(PolyhedralModel &, const PassInputs &);
+  /// Prints what the pass made (`nasc inspect --after`), compiler/PipelineDump.h.
+  void (*print)(std::ostream &, const PolyhedralModel &, const std::string &node);
 };
 
-/// Schedules the next kernel of `model` (Scop `scop`, trace `trace` so far: its neural and
-/// layout steps) as `first`, whose structure it has: its dependences, steps, schedule and AST.
-void reuseDefaultSchedule(PolyhedralModel &model, const DefaultScheduled &first, poly::Scop scop,
-                          KernelSchedule trace) {
-  model.dependences.push_back(model.dependences[first.call]);
-  trace.steps.insert(trace.steps.end(), first.steps.begin(), first.steps.end());
-  trace.refused = first.refused;
-  scop.schedule = model.scops[first.call].schedule;
-  model.asts.push_back(model.asts[first.call]);
-  model.scops.push_back(std::move(scop));
-  model.schedule.kernels.push_back(std::move(trace));
+const std::vector<PassDefinition> &passDefinitions() {
+  static const std::vector<PassDefinition> passes = {
+      {{"neural-steps", "nas::applyNeuralSteps: the schedule's neural steps change the graph"},
+       applyNeuralStepsPass,
+       printGraph},
+      {{"lower", "ir::lowerGraph: every op (a Conv fused with its residual Add and Relu) becomes "
+                 "a Kernel of affine statements; each kernel gets its schedule entry"},
+       lowerPass,
+       printKernels},
+      {{"layout", "layout steps per kernel: the default layout (pad_input, block_channels) or "
+                  "the schedule entry's"},
+       layoutPass,
+       printKernelsAndTraces},
+      {{"forward-blocked", "forwardBlockedLayouts: activations stay channel-blocked between "
+                           "kernels that read them so"},
+       forwardBlockedPass,
+       printKernels},
+      {{"scop", "poly::buildScop: iteration domains, access relations, initial schedule"},
+       scopPass,
+       printScops},
+      {{"dependences", "poly::computeDependences: flow, anti, output and reduction "
+                       "dependences (shared by kernels of one structure)"},
+       dependencesPass,
+       printDependences},
+      {{"schedule", "the default trace or the schedule entry's trace, every step checked "
+                    "against the dependences"},
+       schedulePass,
+       printSchedules},
+      {{"ast", "poly::generateAst: the isl AST of each kernel's schedule"}, astPass, printAsts},
+  };
+  return passes;
+}
+
+/// The definition of the pass named `name`. Throws Error naming the passes if there is none.
+const PassDefinition &findPass(const std::string &name) {
+  const std::vector<PassDefinition> &passes = passDefinitions();
+  auto found = std::find_if(passes.begin(), passes.end(),
+                            [&](const PassDefinition &d) { return d.pass.name == name; });
+  if (found != passes.end())
+    return *found;
+  std::string names;
+  for (const PassDefinition &d : passes)
+    names += (names.empty() ? "" : ", ") + d.pass.name;
+  throw Error("unknown pass '" + name + "' (the passes, in order: " + names + ")");
 }
 
 } // namespace
 
+bool implementsNode(const ir::KernelCall &call, const std::string &node) {
+  return call.kernel.name == node ||
+         std::find(call.nodes.begin(), call.nodes.end(), node) != call.nodes.end();
+}
+
+ModelSchedule PolyhedralModel::schedule() const {
+  ModelSchedule out{scheduleSource, replaced};
+  for (const KernelRecord &record : kernels)
+    out.kernels.push_back(record.trace);
+  return out;
+}
+
+std::vector<isl::ast_node> PolyhedralModel::asts() const {
+  std::vector<isl::ast_node> out;
+  for (const KernelRecord &record : kernels)
+    out.push_back(record.ast.value());
+  return out;
+}
+
+const std::vector<PipelinePass> &pipelinePasses() {
+  static const std::vector<PipelinePass> passes = [] {
+    std::vector<PipelinePass> out;
+    for (const PassDefinition &definition : passDefinitions())
+      out.push_back(definition.pass);
+    return out;
+  }();
+  return passes;
+}
+
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule,
-                                  const codegen::VectorUnit &unit) {
+                                  const codegen::VectorUnit &unit, const std::string &stopAfter) {
+  if (!stopAfter.empty())
+    findPass(stopAfter);
   PolyhedralModel model;
   model.isl = std::make_unique<poly::IslContext>();
-  ir::PassTimes &times = model.times;
-  times.time("neural steps", [&] { nas::applyNeuralSteps(graph, schedule); });
-  model.program = times.time("lowering to kernels", [&] { return ir::lowerGraph(graph); });
   model.graph = std::move(graph);
-  model.schedule.source = schedule.source.empty() ? "default schedule" : schedule.source;
-  std::vector<int> entries = matchSchedule(model.program, schedule, model.schedule.kernels);
-  std::vector<KernelSchedule> traces;
-  std::vector<bool> byDefault;
-  std::vector<TraceChoices> choices;
-  for (size_t c = 0; c < model.program.calls.size(); ++c) {
-    traces.push_back(entries[c] >= 0 ? schedule.kernels[static_cast<size_t>(entries[c])]
-                                     : KernelSchedule{kernelNode(model.program.calls[c]), {}});
-    byDefault.push_back(entries[c] < 0 || scheduledByDefault(traces.back(), model.schedule.source));
-    choices.push_back(traceChoices(traces.back(), model.schedule.source));
-    if (byDefault.back())
-      std::erase_if(traces.back().steps, [](const ScheduleStep &step) {
-        return step.primitive == kDefaultTracePrimitive;
-      });
-    times.time("layout steps", [&] {
-      if (byDefault.back()) {
-        std::vector<ScheduleStep> layout =
-            applyDefaultLayout(model.program, c, unit, choices.back());
-        traces.back().steps.insert(traces.back().steps.end(), layout.begin(), layout.end());
-      } else {
-        applyLayoutSteps(model.program, c, traces.back(), model.schedule.source);
-      }
-    });
-  }
-  times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
-  std::map<std::string, DefaultScheduled> defaults;
-  for (size_t c = 0; c < model.program.calls.size(); ++c) {
-    KernelSchedule &trace = traces[c];
-    const ir::KernelCall &call = model.program.calls[c];
-    poly::Scop scop =
-        times.time("Scops", [&] { return poly::buildScop(model.isl->get(), call.kernel); });
-    auto [same, first] = byDefault[c] ? defaults.try_emplace(ir::kernelStructure(call.kernel).key +
-                                                                 "\n" + choicesText(choices[c]),
-                                                             DefaultScheduled{c, {}, {}})
-                                      : std::make_pair(defaults.end(), true);
-    if (!first) {
-      reuseDefaultSchedule(model, same->second, scop, trace);
-      continue;
-    }
-    model.dependences.push_back(
-        times.time("dependences", [&] { return poly::computeDependences(scop, call.kernel); }));
-    if (byDefault[c]) {
-      ScheduledTrace rest = times.time("default trace", [&] {
-        return defaultSchedule(scop, model.dependences.back(), call.kernel, trace.node, unit,
-                               choices[c]);
-      });
-      trace.steps.insert(trace.steps.end(), rest.trace.steps.begin(), rest.trace.steps.end());
-      trace.refused = rest.trace.refused;
-      scop.schedule = rest.schedule;
-      same->second.steps = std::move(rest.trace.steps);
-      same->second.refused = std::move(rest.trace.refused);
-    } else {
-      scop.schedule = times.time("schedule trace", [&] {
-        return applyTrace(scop, model.dependences.back(), trace, model.schedule.source);
-      });
-    }
-    model.asts.push_back(times.time("isl AST", [&] { return poly::generateAst(scop); }));
-    model.scops.push_back(std::move(scop));
-    model.schedule.kernels.push_back(std::move(trace));
+  model.scheduleSource = schedule.source.empty() ? "default schedule" : schedule.source;
+  const PassInputs inputs{schedule, unit};
+  for (const PassDefinition &definition : passDefinitions()) {
+    definition.run(model, inputs);
+    if (definition.pass.name == stopAfter)
+      break;
   }
   return model;
 }
 
+void printAfterPass(std::ostream &out, const PolyhedralModel &model, const std::string &pass,
+                    const std::string &node) {
+  findPass(pass).print(out, model, node);
+}
+
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options) {
-  return codegen::GeneratedCode(model.program, model.asts, options.symbolPrefix, options.target,
+  return codegen::GeneratedCode(model.program, model.asts(), options.symbolPrefix, options.target,
                                 options.profile);
 }
 

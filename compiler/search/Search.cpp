@@ -172,16 +172,18 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
 }
 
 /// `graph`'s Conv workloads each with its fastest schedule choices (LayerTimes::tune): the
-/// network's Timed without its seconds, tunedEstimate `otherSeconds` plus the layers'.
+/// network's Timed without its seconds, tunedEstimate `otherSeconds` plus the layers' (summed
+/// in convSeconds' order, so that it is never above the estimate when no choice is faster).
 Timed tuneNetwork(const ir::Graph &graph, LayerTimes &layers, double otherSeconds) {
   Timed tuned;
-  tuned.tunedEstimate = otherSeconds;
+  double layerSeconds = 0;
   for (const ConvWorkload &workload : convWorkloads(graph)) {
     const TunedLayer layer = layers.tune(workload);
-    tuned.tunedEstimate += layer.seconds;
+    layerSeconds += layer.seconds;
     if (layer.choices != compiler::TraceChoices{})
       tuned.choices[workload.node] = layer.choices;
   }
+  tuned.tunedEstimate = otherSeconds + layerSeconds;
   return tuned;
 }
 

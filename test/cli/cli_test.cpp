@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -27,6 +28,17 @@ bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
+/// Writes `name` in scratch(): a model of one padded 3x3 Conv "c", x [1, 4, 6, 6] -> y [1, 8, 6,
+/// 6].
+fs::path tinyConv(const std::string &name) {
+  fs::path spec = scratch() / name;
+  std::ofstream(spec) << R"({"name": "tiny", "inputs": [{"name": "x", "shape": [1, 4, 6, 6]}],
+    "outputs": ["y"], "nodes": [{"name": "c", "op_type": "Conv", "inputs": ["x", "w"],
+    "outputs": ["y"], "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}}],
+    "initializers": [{"name": "w", "shape": [8, 4, 3, 3], "init": "he_normal", "seed": 1}]})";
+  return spec;
+}
+
 } // namespace
 
 TEST_CASE("every verb has --help describing its options", "[cli]") {
@@ -41,6 +53,7 @@ TEST_CASE("every verb has --help describing its options", "[cli]") {
   }
   CHECK(contains(runNasc("compile --help").output, "--header"));
   CHECK(contains(runNasc("inspect --help").output, "--stage"));
+  CHECK(contains(runNasc("inspect --help").output, "--after"));
 }
 
 TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
@@ -60,6 +73,33 @@ TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
   REQUIRE(graph.status == 0);
   CHECK(contains(graph.output, "= Conv("));
   CHECK(contains(graph.output, "output logits: 1x1000"));
+}
+
+TEST_CASE("inspect --after prints the model as each pass left it", "[cli]") {
+  const fs::path spec = tinyConv("after_conv.json");
+  const std::array<std::pair<const char *, const char *>, 8> expected = {{
+      {"neural-steps", "c = Conv(x, w)"},
+      {"lower", "ow + s - 1 >= 0"}, // padding is still a constraint of the domain
+      {"layout", "//   pad_input(S1)"},
+      {"forward-blocked", "x_padded"},
+      {"scop", "domain: { "},
+      {"dependences", "flow: { "},
+      {"schedule", "// trace of c: "},
+      {"ast", "for (int c"},
+  }};
+  for (const auto &[pass, marker] : expected) {
+    INFO(pass);
+    Result r = runNasc("inspect " + spec.string() + " --after " + pass + " --cpu x86-64-v3");
+    CHECK(r.status == 0);
+    CHECK(contains(r.output, marker));
+  }
+  CHECK_FALSE(contains(runNasc("inspect " + spec.string() + " --after lower").output, "pad_input"));
+  Result unknown = runNasc("inspect " + spec.string() + " --after isl-ast");
+  CHECK(unknown.status != 0);
+  CHECK(contains(unknown.output, "--after: isl-ast not in {neural-steps,lower,layout,"));
+  Result both = runNasc("inspect " + spec.string() + " --after ast --stage isl");
+  CHECK(both.status != 0);
+  CHECK(contains(both.output, "--stage excludes --after"));
 }
 
 TEST_CASE("inspect --stage llvm prints optimized LLVM IR", "[cli]") {
@@ -283,11 +323,7 @@ TEST_CASE("an unknown --cpu is one error line naming it", "[cli][error]") {
 }
 
 TEST_CASE("compile --time-passes prints every phase and the total", "[cli]") {
-  fs::path spec = scratch() / "tiny_conv.json";
-  std::ofstream(spec) << R"({"name": "tiny", "inputs": [{"name": "x", "shape": [1, 4, 6, 6]}],
-    "outputs": ["y"], "nodes": [{"name": "c", "op_type": "Conv", "inputs": ["x", "w"],
-    "outputs": ["y"], "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}}],
-    "initializers": [{"name": "w", "shape": [8, 4, 3, 3], "init": "he_normal", "seed": 1}]})";
+  const fs::path spec = tinyConv("tiny_conv.json");
   Result r = runNasc("compile " + spec.string() + " -o " + (scratch() / "libtiny.so").string() +
                      " --time-passes");
   REQUIRE(r.status == 0);

@@ -314,7 +314,7 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
          {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16}, codegen::VectorUnit{4, 32}}) {
       INFO("lanes " << unit.lanes);
       compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
-      CHECK(compiler::scheduleToJson(model.schedule).find("block_channels") != std::string::npos);
+      CHECK(compiler::scheduleToJson(model.schedule()).find("block_channels") != std::string::npos);
       CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
     }
   }

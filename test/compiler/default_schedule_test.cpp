@@ -71,7 +71,7 @@ TEST_CASE("lowerToPolyhedral runs a conv's channel loop c outside its output col
   REQUIRE(s1 != statements.end());
   REQUIRE(s1->iterators == std::vector<std::string>{"n", "k", "oh", "ow", "c", "r", "s"});
   isl::union_map schedule =
-      model.scops.at(static_cast<size_t>(conv1 - calls.begin())).schedule.get_map();
+      model.kernels.at(static_cast<size_t>(conv1 - calls.begin())).scop->schedule.get_map();
   isl::set columnOneChannelZero = timeOf(schedule, "{ S1[0, 0, 1, 1, 0, 1, 1] }");
   isl::set columnZeroChannelOne = timeOf(schedule, "{ S1[0, 0, 1, 0, 1, 1, 1] }");
   CHECK(before(columnOneChannelZero, columnZeroChannelOne));
@@ -100,8 +100,8 @@ TEST_CASE("the default schedule starts no thread team inside a reduction loop",
   std::string path = test::writeModel("gemmgap", json).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
   int marks = 0;
-  for (size_t c = 0; c < model.asts.size(); ++c) {
-    std::string ast = poly::astToString(model.asts[c]);
+  for (size_t c = 0; c < model.kernels.size(); ++c) {
+    std::string ast = poly::astToString(*model.kernels[c].ast);
     INFO(model.program.calls[c].kernel.name << ":\n" << ast);
     for (size_t at = ast.find("// parallel"); at != std::string::npos;
          at = ast.find("// parallel", at + 1), ++marks)
@@ -141,7 +141,7 @@ std::pair<std::string, double>
 defaultTraceAndError(const std::string &name, const std::string &json, codegen::VectorUnit unit) {
   const std::string path = test::writeModel(name, json).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
-  std::string trace = compiler::scheduleToJson(model.schedule);
+  std::string trace = compiler::scheduleToJson(model.schedule());
   return {trace, test::referenceError(std::move(model), path, 2, 9)};
 }
 

@@ -20,7 +20,7 @@ TEST_CASE("the default trace for aarch64-linux-gnu blocks a dense conv NCHW[4]c"
       test::writeModel("neon_conv", test::convReluNet("neon_conv", 1, 8, 6, 8, 16, 3)).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(
       ir::loadModel(path), {}, codegen::resolveTarget("aarch64-linux-gnu").vector);
-  const std::string trace = compiler::scheduleToJson(model.schedule);
+  const std::string trace = compiler::scheduleToJson(model.schedule());
   INFO(trace);
   CHECK(trace.find(R"("primitive":"block_channels","statement":"S1","block":4,)") !=
         std::string::npos);

@@ -86,17 +86,17 @@ TEST_CASE("a trace of neural steps changes the node, then the default trace sche
   const std::string path = test::writeModel("neuralnet", kNet).string();
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(
       ir::loadModel(path), parse(std::string(R"("conv": [)") + kGroup + "]"));
-  const compiler::KernelSchedule &trace = model.schedule.kernels.at(0);
+  const compiler::KernelSchedule &trace = model.kernels.at(0).trace;
   CHECK(trace.node == "conv");
   REQUIRE(trace.steps.size() > 1);
   CHECK(trace.steps[0].primitive == "group");
   CHECK(trace.steps[0].capacity == R"({"legal":true,"policy":"synflow"})");
   CHECK(model.graph.nodes.at(0).getInt("group", 1) == 2);
   const ir::Graph grouped = nas::applyNeuralStep(ir::loadModel(path), {"conv", "group", {2}});
-  const std::string printed = compiler::scheduleToJson(model.schedule);
+  const std::string printed = compiler::scheduleToJson(model.schedule());
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
       ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
-  CHECK(compiler::scheduleToJson(replay.schedule) == printed);
+  CHECK(compiler::scheduleToJson(replay.schedule()) == printed);
   CHECK(compiler::generateCode(model, {}).llvmIr() == compiler::generateCode(replay, {}).llvmIr());
   CHECK(errorAgainst(std::move(model), grouped) <= 1e-5);
 }
@@ -108,7 +108,7 @@ TEST_CASE("schedule steps follow the neural steps of their node in the same trac
       ir::loadModel(path), parse(R"("conv": [{"primitive":"spatial_bottleneck","S":2},
                         {"primitive":"interchange","statement":"S1","order":[0,1,2,4,5,6,3]},
                         {"primitive":"parallelize","statement":"S1","member":1}])"));
-  REQUIRE(model.schedule.kernels.at(0).steps.size() == 3);
+  REQUIRE(model.schedule().kernels.at(0).steps.size() == 3);
   const ir::Graph strided =
       nas::applyNeuralStep(ir::loadModel(path), {"conv", "spatial_bottleneck", {2}});
   CHECK(strided.shapeOf(strided.nodes.at(0).outputs.at(0)) == ir::Shape{2, 8, 4, 4});
@@ -121,18 +121,18 @@ TEST_CASE("a node replaced by seq1 keeps its neural trace; its parts are schedul
   compiler::PolyhedralModel model = compiler::lowerToPolyhedral(
       ir::loadModel(path),
       parse(R"("conv": [{"primitive":"seq1","groups":[1,2]}], "conv_part1": [])"));
-  REQUIRE(model.schedule.kernels.size() >= 3);
-  CHECK(model.schedule.kernels[0].node == "conv");
-  CHECK(model.schedule.kernels[0].steps.size() == 1);
+  REQUIRE(model.schedule().kernels.size() >= 3);
+  CHECK(model.schedule().kernels[0].node == "conv");
+  CHECK(model.schedule().kernels[0].steps.size() == 1);
   std::vector<std::string> nodes;
-  for (const compiler::KernelSchedule &k : model.schedule.kernels)
+  for (const compiler::KernelSchedule &k : model.schedule().kernels)
     nodes.push_back(k.node);
   CHECK(std::count(nodes.begin(), nodes.end(), "conv_part0") == 1);
   CHECK(std::count(nodes.begin(), nodes.end(), "conv_part1") == 1);
-  const std::string printed = compiler::scheduleToJson(model.schedule);
+  const std::string printed = compiler::scheduleToJson(model.schedule());
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
       ir::loadModel(path), compiler::scheduleFromJson(printed, "p.json"));
-  CHECK(compiler::scheduleToJson(replay.schedule) == printed);
+  CHECK(compiler::scheduleToJson(replay.schedule()) == printed);
   const ir::Graph parts = nas::applyNeuralStep(ir::loadModel(path), {"conv", "seq1", {1, 2}});
   CHECK(errorAgainst(std::move(model), parts) <= 1e-5);
 }

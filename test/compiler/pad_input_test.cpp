@@ -68,7 +68,7 @@ TEST_CASE("the default trace pads a conv's input, blocks its channels, register-
   const std::string path = test::writeModel("tiledconv", net).string();
   compiler::PolyhedralModel model =
       compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{16, 32});
-  CHECK(compiler::scheduleToJson(model.schedule) == R"({
+  CHECK(compiler::scheduleToJson(model.schedule()) == R"({
   "nasc_schedule": 1,
   "kernels": {
     "conv": [

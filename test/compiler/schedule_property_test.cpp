@@ -84,9 +84,9 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
   std::vector<test::RandomTraceGenerator> generators;
   for (size_t c = 0; c < base.program.calls.size(); ++c) {
     poly::Scop initial = poly::buildScop(base.isl->get(), base.program.calls[c].kernel);
-    base.scops[c] = initial;
-    generators.emplace_back(base.program.calls[c].kernel, base.scops[c], base.dependences[c],
-                            static_cast<unsigned>(1000 + c));
+    base.kernels[c].scop = initial;
+    generators.emplace_back(base.program.calls[c].kernel, *base.kernels[c].scop,
+                            *base.kernels[c].dependences, static_cast<unsigned>(1000 + c));
   }
   std::map<std::string, int> applied;
   std::mt19937 rng(5);
@@ -96,7 +96,7 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
     bool nonEmpty = false;
     for (size_t c = 0; c < generators.size(); ++c) {
       int attempts = std::uniform_int_distribution<int>(1, 6)(rng);
-      compiler::KernelSchedule trace = layoutSteps(base.schedule.kernels[c]);
+      compiler::KernelSchedule trace = layoutSteps(base.kernels[c].trace);
       compiler::KernelSchedule drawn = generators[c].draw(trace.node, attempts);
       trace.steps.insert(trace.steps.end(), drawn.steps.begin(), drawn.steps.end());
       schedule.kernels.push_back(std::move(trace));

@@ -206,9 +206,9 @@ TEST_CASE("a compilation replayed from its printed schedule gives bit-identical 
   std::string path = test::writeModel("tracenet", kNet).string();
   compiler::ModelSchedule custom = compiler::scheduleFromJson(kTraceJson, "s.json");
   compiler::PolyhedralModel first = compiler::lowerToPolyhedral(ir::loadModel(path), custom);
-  REQUIRE(first.schedule.kernels.size() == 2);
-  CHECK(first.schedule.kernels[0].steps.size() == 4);
-  std::string printed = compiler::scheduleToJson(first.schedule);
+  REQUIRE(first.schedule().kernels.size() == 2);
+  CHECK(first.schedule().kernels[0].steps.size() == 4);
+  std::string printed = compiler::scheduleToJson(first.schedule());
   CHECK(printed == kTraceJson);
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
       ir::loadModel(path), compiler::scheduleFromJson(printed, "printed.json"));
@@ -226,16 +226,16 @@ TEST_CASE("the default schedule, printed and replayed, is the default schedule",
           "[schedule-trace]") {
   std::string path = test::writeModel("tracenet", kNet).string();
   compiler::PolyhedralModel defaults = compiler::lowerToPolyhedral(ir::loadModel(path));
-  CHECK(defaults.schedule.source == "default schedule");
-  REQUIRE(defaults.schedule.kernels.size() == 2);
-  CHECK(defaults.schedule.kernels[0].node == "conv");
-  CHECK(defaults.schedule.kernels[1].node == "pool");
+  CHECK(defaults.schedule().source == "default schedule");
+  REQUIRE(defaults.schedule().kernels.size() == 2);
+  CHECK(defaults.schedule().kernels[0].node == "conv");
+  CHECK(defaults.schedule().kernels[1].node == "pool");
   compiler::PolyhedralModel replay = compiler::lowerToPolyhedral(
       ir::loadModel(path),
-      compiler::scheduleFromJson(compiler::scheduleToJson(defaults.schedule), "d.json"));
-  for (size_t k = 0; k < defaults.scops.size(); ++k)
-    CHECK(test::scheduleText(defaults.scops[k].schedule) ==
-          test::scheduleText(replay.scops[k].schedule));
+      compiler::scheduleFromJson(compiler::scheduleToJson(defaults.schedule()), "d.json"));
+  for (size_t k = 0; k < defaults.kernels.size(); ++k)
+    CHECK(test::scheduleText(defaults.kernels[k].scop->schedule) ==
+          test::scheduleText(replay.kernels[k].scop->schedule));
 }
 
 TEST_CASE("schedule entries name kernels by any node they implement, each kernel once",
@@ -246,8 +246,8 @@ TEST_CASE("schedule entries name kernels by any node they implement, each kernel
                                        compiler::scheduleFromJson(text, "s.json"));
   };
   compiler::PolyhedralModel byRelu = lower(R"({"nasc_schedule": 1, "kernels": {"relu": []}})");
-  CHECK(byRelu.schedule.kernels[0].node == "relu");
-  CHECK(byRelu.schedule.kernels[0].steps.empty());
+  CHECK(byRelu.schedule().kernels[0].node == "relu");
+  CHECK(byRelu.schedule().kernels[0].steps.empty());
   CHECK_THROWS_WITH(
       lower(R"({"nasc_schedule": 1, "kernels": {"conv9": []}})"),
       "s.json: node 'conv9' is implemented by no kernel of model 'tracenet' (see "

@@ -88,7 +88,7 @@ std::optional<LackedCpu> cpuThisMachineLacks() {
 int blockOfDefaultTrace(const std::string &cpu) {
   compiler::PolyhedralModel model =
       compiler::lowerToPolyhedral(convGraph(), {}, optionsFor(cpu).target.vector);
-  for (const compiler::ScheduleStep &step : model.schedule.kernels.at(0).steps)
+  for (const compiler::ScheduleStep &step : model.kernels.at(0).trace.steps)
     if (step.primitive == "block_channels")
       return step.scalar("block");
   return 0;

@@ -68,7 +68,7 @@ TEST_CASE("the pipeline gives a kernel with a default_trace step the default tra
   const codegen::VectorUnit avx2{8, 16};
   const compiler::PolyhedralModel chosen =
       compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule({0, 1, 4}), avx2);
-  const std::string text = compiler::scheduleToJson(chosen.schedule);
+  const std::string text = compiler::scheduleToJson(chosen.schedule());
   CHECK(text.find("default_trace") == std::string::npos);
   // The blocked conv's ow (28 columns) split by the register tile's 4 (jam 1, unroll 4); the
   // default trace's own tile is 2 x 4 (k0 split by 2).
@@ -76,7 +76,7 @@ TEST_CASE("the pipeline gives a kernel with a default_trace step the default tra
         std::string::npos);
   const compiler::PolyhedralModel byDefault =
       compiler::lowerToPolyhedral(ir::loadModel(path), {}, avx2);
-  CHECK(compiler::scheduleToJson(byDefault.schedule) != text);
+  CHECK(compiler::scheduleToJson(byDefault.schedule()) != text);
   CHECK(test::referenceError(
             compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule({0, 1, 4}), avx2),
             path) <= 1e-5);
@@ -96,7 +96,8 @@ std::string tiledInterchange(bool rowsOutside) {
 /// The schedule text of the model at `path` compiled for AVX2 with `choices` for node "conv".
 std::string avx2Schedule(const std::string &path, const compiler::TraceChoices &choices) {
   return compiler::scheduleToJson(
-      compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), {8, 16}).schedule);
+      compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), {8, 16})
+          .schedule());
 }
 
 } // namespace

@@ -72,7 +72,8 @@ TEST_CASE("distinct schedule choices compile to distinct schedules, the others t
   const codegen::VectorUnit unit{8, 16};
   auto scheduleOf = [&](const compiler::TraceChoices &choices) {
     return compiler::scheduleToJson(
-        compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), unit).schedule);
+        compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), unit)
+            .schedule());
   };
   std::set<std::string> distinct;
   const std::vector<compiler::TraceChoices> chosen = search::distinctChoices(workload, unit);

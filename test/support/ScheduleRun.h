@@ -125,11 +125,12 @@ inline int applyToKernels(compiler::PolyhedralModel &model, const KernelTransfor
   for (size_t i = 0; i < model.program.calls.size(); ++i) {
     const ir::Kernel &kernel = model.program.calls[i].kernel;
     poly::Scop initial = poly::buildScop(model.isl->get(), kernel);
-    std::optional<isl::schedule> schedule = transform(initial, model.dependences[i], kernel);
+    std::optional<isl::schedule> schedule =
+        transform(initial, *model.kernels[i].dependences, kernel);
     if (!schedule)
       continue;
-    model.scops[i].schedule = *schedule;
-    model.asts[i] = poly::generateAst(model.scops[i]);
+    model.kernels[i].scop->schedule = *schedule;
+    model.kernels[i].ast = poly::generateAst(*model.kernels[i].scop);
     ++replaced;
   }
   return replaced;

@@ -16,35 +16,15 @@ namespace nasc::cli {
 namespace {
 
 struct InspectArgs : ModelArgs {
-  std::string node, stage = "graph";
+  std::string node, stage = "graph", after;
   bool explain = false;
 };
 
-bool selected(const ir::KernelCall &call, const std::string &node) {
-  return node.empty() || call.kernel.name == node ||
-         std::find(call.nodes.begin(), call.nodes.end(), node) != call.nodes.end();
-}
-
-void printPolyhedral(const compiler::PolyhedralModel &model, const InspectArgs &args) {
-  bool any = false;
-  for (size_t c = 0; c < model.program.calls.size(); ++c) {
-    const ir::KernelCall &call = model.program.calls[c];
-    if (!selected(call, args.node))
-      continue;
-    any = true;
-    if (args.stage == "kernel") {
-      std::cout << call.kernel.toString();
-    } else if (args.stage == "isl") {
-      const poly::Scop &scop = model.scops[c];
-      std::cout << "kernel " << call.kernel.name << "\n  domain: " << scop.domain
-                << "\n  writes: " << scop.writes << "\n  reads: " << scop.reads
-                << "\n  schedule: " << scop.schedule << "\n";
-    } else {
-      std::cout << "// kernel " << call.kernel.name << "\n" << poly::astToString(model.asts[c]);
-    }
-  }
-  if (!any)
-    throw Error("no kernel implements node '" + args.node + "'");
+/// The pass whose dump `inspect --stage` prints for the polyhedral stages.
+std::string stagePass(const std::string &stage) {
+  if (stage == "kernel")
+    return "forward-blocked";
+  return stage == "isl" ? "scop" : "ast";
 }
 
 /// Per kernel, the steps its default trace tried and did not apply, with why.
@@ -57,13 +37,17 @@ void printRefusedSteps(const compiler::ModelSchedule &schedule) {
   }
 }
 
-/// The traces of the selected kernels as a schedule file (with `explain`, followed by the
-/// default steps that were not applied).
+/// The schedule entries of the selected node (all when none is), those of neural steps that
+/// replaced it first, as a schedule file (with `explain`, followed by the default steps that
+/// were not applied).
 void printSchedule(const compiler::PolyhedralModel &model, const InspectArgs &args) {
   compiler::ModelSchedule selectedTraces;
+  for (const compiler::KernelSchedule &replaced : model.replaced)
+    if (args.node.empty() || replaced.node == args.node)
+      selectedTraces.kernels.push_back(replaced);
   for (size_t c = 0; c < model.program.calls.size(); ++c)
-    if (selected(model.program.calls[c], args.node))
-      selectedTraces.kernels.push_back(model.schedule.kernels[c]);
+    if (args.node.empty() || compiler::implementsNode(model.program.calls[c], args.node))
+      selectedTraces.kernels.push_back(model.kernels[c].trace);
   if (selectedTraces.kernels.empty())
     throw Error("no kernel implements node '" + args.node + "'");
   std::cout << compiler::scheduleToJson(selectedTraces);
@@ -86,6 +70,11 @@ void printCost(const InspectArgs &args) {
 }
 
 void inspect(const InspectArgs &args) {
+  if (!args.after.empty()) {
+    const compiler::PolyhedralModel model = lowerModel(args, args.target(), args.after);
+    compiler::printAfterPass(std::cout, model, args.after, args.node);
+    return;
+  }
   if (args.stage == "graph") {
     std::cout << ir::loadModel(args.model).toString();
     return;
@@ -106,7 +95,7 @@ void inspect(const InspectArgs &args) {
   else if (args.stage == "schedule")
     printSchedule(model, args);
   else
-    printPolyhedral(model, args);
+    compiler::printAfterPass(std::cout, model, stagePass(args.stage), args.node);
 }
 
 } // namespace
@@ -121,18 +110,31 @@ void addInspectCommand(CLI::App &app) {
                 "With --stage schedule: after the schedule, list per kernel the steps its default "
                 "trace tried and did not apply, each with the refusal (the output is then no "
                 "longer a schedule file)");
-  cmd->add_option(
-         "--stage", args->stage,
-         "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
-         "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest "
-         "Kernels; schedule: the "
-         "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
-         "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR; asm: the "
-         "target's assembly; target: triple, CPU, vector unit and the CPU features a "
-         "compiled library checks when it is loaded")
-      ->check(CLI::IsMember(
-          {"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm", "asm", "target"}))
-      ->capture_default_str();
+  CLI::Option *stage =
+      cmd->add_option(
+             "--stage", args->stage,
+             "graph: imported graph after passes; cost: FLOP (2 per multiply-accumulate) "
+             "and trainable parameters per Conv, Gemm and BN node and in total; kernel: loop-nest "
+             "Kernels; schedule: the "
+             "trace of schedule primitives of each kernel, as a --schedule file; isl: Scop "
+             "domains, accesses, schedule tree; ast: isl AST; llvm: optimized LLVM IR; asm: the "
+             "target's assembly; target: triple, CPU, vector unit and the CPU features a "
+             "compiled library checks when it is loaded")
+          ->check(CLI::IsMember(
+              {"graph", "cost", "kernel", "schedule", "isl", "ast", "llvm", "asm", "target"}))
+          ->capture_default_str();
+  std::string passes;
+  std::vector<std::string> names;
+  for (const compiler::PipelinePass &pass : compiler::pipelinePasses()) {
+    passes += "; " + pass.name + ": " + pass.summary;
+    names.push_back(pass.name);
+  }
+  cmd->add_option("--after", args->after,
+                  "Print the model as the compiler's pass PASS left it (the passes run up to "
+                  "it, in this order" +
+                      passes + ")")
+      ->check(CLI::IsMember(names))
+      ->excludes(stage);
   addTargetOptions(*cmd, *args, true);
   cmd->callback([args] { inspect(*args); });
 }

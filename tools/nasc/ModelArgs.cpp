@@ -40,7 +40,8 @@ void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross) {
         ->capture_default_str();
 }
 
-compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target) {
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target,
+                                     const std::string &stopAfter) {
   compiler::ModelSchedule schedule;
   if (!args.schedule.empty())
     schedule = compiler::readScheduleFile(args.schedule);
@@ -54,7 +55,7 @@ compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Targe
       return search::withChoices(schedule, search::tunedChoices(transformed, db, target));
     });
   compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector);
+      compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector, stopAfter);
   times.add(model.times);
   model.times = times;
   return model;

@@ -34,8 +34,9 @@ void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross);
 /// (compiler::readScheduleFile, compiler::lowerToPolyhedral), default schedules chosen for
 /// `target`'s vector unit; with a tuning database, each Conv (after the schedule's neural steps)
 /// that the schedule leaves to the default trace gets its fastest recorded schedule choices
-/// (search::tunedChoices). The model's times start with the import. Throws nasc::Error as
-/// those do.
-compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target);
+/// (search::tunedChoices). Runs the passes up to and including `stopAfter` (all when empty).
+/// The model's times start with the import. Throws nasc::Error as those do.
+compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Target &target,
+                                     const std::string &stopAfter = {});
 
 } // namespace nasc::cli

@@ -1,0 +1,111 @@
+// The pipeline as named passes (compiler/Pipeline.h): their order, stopping after any of them,
+// what each leaves in the per-kernel record (isl values checked against hand-written isl text),
+// and printAfterPass.
+#include "compiler/Pipeline.h"
+#include "ir/Error.h"
+#include "ir/import/ModelLoader.h"
+#include "test/support/ScheduleRun.h"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace nasc;
+
+namespace {
+
+/// y[1, 3] = x[1, 4] · wᵀ: one kernel, S0 y[i, j] = 0 and S1 y[i, j] += x[i, k] · w_T[k, j].
+const char *kGemm = R"({"name": "fc", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": ["y"],
+  "nodes": [{"name": "fc", "op_type": "Gemm", "inputs": ["x", "w"], "outputs": ["y"],
+             "attributes": {"transB": 1}}],
+  "initializers": [{"name": "w", "shape": [3, 4], "init": "he_normal", "seed": 1}]})";
+
+compiler::PolyhedralModel lowerGemmUpTo(const std::string &pass) {
+  return compiler::lowerToPolyhedral(ir::loadModel(test::writeModel("passes_fc", kGemm).string()),
+                                     {}, {8, 16}, pass);
+}
+
+bool sameSet(const isl::union_set &a, const char *text) {
+  return a.is_equal(isl::union_set(a.ctx(), text));
+}
+
+bool sameMap(const isl::union_map &a, const char *text) {
+  return a.is_equal(isl::union_map(a.ctx(), text));
+}
+
+} // namespace
+
+TEST_CASE("the pipeline's passes, in order", "[pipeline]") {
+  std::vector<std::string> names;
+  for (const compiler::PipelinePass &pass : compiler::pipelinePasses()) {
+    names.push_back(pass.name);
+    CHECK_FALSE(pass.summary.empty());
+  }
+  CHECK(names == std::vector<std::string>{"neural-steps", "lower", "layout", "forward-blocked",
+                                          "scop", "dependences", "schedule", "ast"});
+}
+
+TEST_CASE("lowering stops after the pass asked for, with each record filled up to it",
+          "[pipeline]") {
+  const compiler::PolyhedralModel neural = lowerGemmUpTo("neural-steps");
+  CHECK(neural.kernels.empty());
+  CHECK(neural.program.calls.empty());
+
+  const compiler::PolyhedralModel lowered = lowerGemmUpTo("lower");
+  REQUIRE(lowered.kernels.size() == 1);
+  CHECK(lowered.kernels[0].trace.node == "fc");
+  CHECK_FALSE(lowered.kernels[0].scop.has_value());
+
+  const compiler::PolyhedralModel scops = lowerGemmUpTo("scop");
+  REQUIRE(scops.kernels.at(0).scop.has_value());
+  CHECK(sameSet(scops.kernels[0].scop->domain,
+                "{ S0[0, j] : 0 <= j <= 2; S1[0, j, k] : 0 <= j <= 2 and 0 <= k <= 3 }"));
+  CHECK(sameMap(scops.kernels[0].scop->writes,
+                "{ S0[0, j] -> y[0, j] : 0 <= j <= 2; S1[0, j, k] -> y[0, j] : 0 <= j <= 2 and "
+                "0 <= k <= 3 }"));
+  CHECK_FALSE(scops.kernels[0].dependences.has_value());
+
+  const compiler::PolyhedralModel deps = lowerGemmUpTo("dependences");
+  REQUIRE(deps.kernels.at(0).dependences.has_value());
+  CHECK(sameMap(deps.kernels[0].dependences->flow,
+                "{ S0[0, j] -> S1[0, j, 0] : 0 <= j <= 2; "
+                "S1[0, j, k] -> S1[0, j, k + 1] : 0 <= j <= 2 and 0 <= k <= 2 }"));
+  CHECK(sameMap(deps.kernels[0].dependences->reductions,
+                "{ S1[0, j, k] -> S1[0, j, k + 1] : 0 <= j <= 2 and 0 <= k <= 2 }"));
+  CHECK(deps.kernels[0].trace.steps.empty());
+  CHECK_FALSE(deps.kernels[0].ast.has_value());
+
+  const compiler::PolyhedralModel all = lowerGemmUpTo("");
+  const compiler::PolyhedralModel last = lowerGemmUpTo("ast");
+  REQUIRE(all.kernels.at(0).ast.has_value());
+  CHECK(compiler::scheduleToJson(all.schedule()) == compiler::scheduleToJson(last.schedule()));
+  CHECK(poly::astToString(*all.kernels[0].ast) == poly::astToString(*last.kernels[0].ast));
+}
+
+TEST_CASE("an unknown pass is refused with the list of passes", "[pipeline][error]") {
+  CHECK_THROWS_WITH(lowerGemmUpTo("isl-ast"),
+                    "unknown pass 'isl-ast' (the passes, in order: neural-steps, lower, layout, "
+                    "forward-blocked, scop, dependences, schedule, ast)");
+  const compiler::PolyhedralModel model = lowerGemmUpTo("");
+  std::ostringstream out;
+  CHECK_THROWS_WITH(compiler::printAfterPass(out, model, "dependences", "conv7"),
+                    "no kernel implements node 'conv7'");
+}
+
+TEST_CASE("printAfterPass prints what the pass made", "[pipeline]") {
+  const compiler::PolyhedralModel model = lowerGemmUpTo("dependences");
+  std::ostringstream kernels, deps;
+  compiler::printAfterPass(kernels, model, "lower", "fc");
+  CHECK(kernels.str() == R"(kernel fc
+  tensor x : 1x4
+  tensor w_T : 4x3
+  tensor y : 1x3
+  S0[i < 1, j < 3]
+    y[i, j] = 0
+  S1[i < 1, j < 3, k* < 4]
+    y[i, j] += (x[i, k] * w_T[k, j])
+)");
+  compiler::printAfterPass(deps, model, "dependences");
+  CHECK(deps.str().rfind("kernel fc\n  flow: { ", 0) == 0);
+  CHECK(deps.str().find("\n  reductions: { S1[") != std::string::npos);
+}
