@@ -357,17 +357,17 @@ public:
   /// around a register-tiled one at the deepest depth from min(kEpilogueFuseDepth, its outer
   /// output loops) down to 2 at which the others align to it (a depthwise conv's k' loop of one
   /// iteration matches none of its bias loops: fused per channel plane, depth 2).
+  /// The statements the reduction reads from (pad_input's) fuse among themselves
+  /// (fuseProducers) when they do not join it.
   void fuseRun(const std::vector<ir::Statement> &sts, size_t first, size_t last, size_t reduction) {
+    const size_t producers = producersBefore(sts, first, reduction);
     auto tiled = tiled_.find(sts[reduction].name);
     if (tiled == tiled_.end()) {
-      std::vector<std::string> names;
-      for (size_t j = first; j <= last; ++j)
-        names.push_back(sts[j].name);
-      tryStep({"fuse", names, {{"depth", {kEpilogueFuseDepth}}}});
-      return;
+      tryStep({"fuse", names(sts, first, last), {{"depth", {kEpilogueFuseDepth}}}});
+      return fuseProducers(sts, producers, first);
     }
     const int outer = std::min(kEpilogueFuseDepth, outerOutputLoops(sts[reduction], tiled->second));
-    std::vector<size_t> starts{producersBefore(sts, first, reduction)};
+    std::vector<size_t> starts{producers};
     if (starts[0] != first)
       starts.push_back(first);
     for (size_t from : starts)
@@ -375,8 +375,31 @@ public:
         std::optional<std::vector<ScheduleStep>> steps =
             alignedFusion(sts, from, last, reduction, tiled->second, depth);
         if (steps && tryAll(*steps))
-          return;
+          return from == producers ? void() : fuseProducers(sts, producers, first);
       }
+    fuseProducers(sts, producers, first);
+  }
+
+  /// Fuses statements begin..end - 1 of `sts` (pad_input's halo fills and copy, which write
+  /// disjoint parts of one buffer) at kProducerFuseDepth, if there are two or more and those
+  /// loops have more than one iteration: one loop nest, and one parallel loop, for all of them
+  /// (an RGB stem's single channel block keeps a parallel loop per statement, over its rows).
+  void fuseProducers(const std::vector<ir::Statement> &sts, size_t begin, size_t end) {
+    if (end < begin + 2 || sts[begin].depth() < kProducerFuseDepth)
+      return;
+    const std::vector<int64_t> &extents = sts[begin].extents;
+    if (std::reduce(extents.begin(), extents.begin() + kProducerFuseDepth, int64_t{1},
+                    std::multiplies<>()) > 1)
+      tryStep({"fuse", names(sts, begin, end - 1), {{"depth", {kProducerFuseDepth}}}});
+  }
+
+  /// The names of statements first..last of `sts`.
+  static std::vector<std::string> names(const std::vector<ir::Statement> &sts, size_t first,
+                                        size_t last) {
+    std::vector<std::string> out;
+    for (size_t j = first; j <= last; ++j)
+      out.push_back(sts[j].name);
+    return out;
   }
 
   /// The first of the consecutive statements before sts[first] that write a tensor

@@ -146,6 +146,11 @@ bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit);
 /// convolution, so each output row gets its bias, activation and copy-out while in cache.
 inline constexpr int kEpilogueFuseDepth = 3;
 
+/// Depth at which the default trace fuses the statements writing a convolution's padded input
+/// (pad_input's halo fills and copy) when they do not join the convolution: (n, c), the loops
+/// that all of them share whatever the padding.
+inline constexpr int kProducerFuseDepth = 2;
+
 /// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
 /// 14 x 2 tile, spilled: docs/performance.md).
 inline constexpr int kMaxTileAccumulators = 16;
@@ -216,7 +221,9 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
 /// fuse each run of consecutive statements around a reduction statement that access the
 /// tensor it writes, where legal (around a register-tiled one, the others first split and
 /// ordered as its outer loops are, matched through the tensor's index, and fused at its outer
-/// output loops, at most kEpilogueFuseDepth; around others at kEpilogueFuseDepth); then per
+/// output loops, at most kEpilogueFuseDepth; around others at kEpilogueFuseDepth), and the
+/// statements just before such a run that write a tensor the reduction reads (pad_input's) with
+/// it when legal, else among themselves at kProducerFuseDepth; then per
 /// statement in order parallelize the outermost member of its (possibly shared) band that
 /// carries no dependence and has more than one iteration (poly::outermostParallelMember), if
 /// any.

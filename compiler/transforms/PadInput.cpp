@@ -4,6 +4,8 @@
 #include "compiler/transforms/TransformErrors.h"
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace nasc::compiler {
 
@@ -54,6 +56,35 @@ std::string refusal(const ir::Kernel &kernel, const ir::Statement &st) {
   return "";
 }
 
+/// The statements writing 0 into the halo of kernel tensor `target` (shape `padded`) around
+/// its box of shape `inner` at offset `before`: per dimension d, the slab before the box along
+/// d and the one after it, each over the box along the dimensions before d and over all of
+/// `padded` along those after d, so that each halo element is written once and the box not
+/// at all (the copy of the input writes it).
+std::vector<ir::Statement> haloFills(const ir::Kernel &kernel, int target, const ir::Shape &padded,
+                                     const ir::Shape &inner, const std::vector<int64_t> &before) {
+  std::vector<ir::Statement> fills;
+  for (size_t d = 0; d < padded.size(); ++d) {
+    const int64_t afterBegin = before[d] + inner[d];
+    for (const auto &[begin, extent] :
+         {std::pair{int64_t{0}, before[d]}, std::pair{afterBegin, padded[d] - afterBegin}}) {
+      if (extent == 0)
+        continue;
+      ir::Shape extents;
+      std::vector<int64_t> offset;
+      for (size_t i = 0; i < padded.size(); ++i) {
+        extents.push_back(i < d ? inner[i] : i == d ? extent : padded[i]);
+        offset.push_back(i < d ? before[i] : i == d ? begin : 0);
+      }
+      ir::Statement fill =
+          boxStatement(freshStatementName(kernel, fills.size()), extents, target, offset);
+      fill.value = ir::Expr::constant(0.0f);
+      fills.push_back(std::move(fill));
+    }
+  }
+  return fills;
+}
+
 } // namespace
 
 bool isZeroPaddedConvolution(const ir::Kernel &kernel, const std::string &statement) {
@@ -83,10 +114,9 @@ void padInput(ir::Program &program, size_t call, const std::string &statement) {
   }
   const int target = addTempTensor(program, call, source.name + "_padded", padded);
 
-  ir::Statement fill = boxStatement(freshStatementName(kernel), padded, target,
-                                    std::vector<int64_t>(padded.size(), 0));
-  fill.value = ir::Expr::constant(0.0f);
-  ir::Statement copy = boxStatement(freshStatementName(kernel, 1), source.shape, target, before);
+  std::vector<ir::Statement> added = haloFills(kernel, target, padded, source.shape, before);
+  ir::Statement copy =
+      boxStatement(freshStatementName(kernel, added.size()), source.shape, target, before);
   ir::Access read{input.tensor, {}};
   for (size_t d = 0; d < source.shape.size(); ++d)
     read.index.push_back(ir::AffineExpr::iter(source.shape.size(), d));
@@ -98,7 +128,9 @@ void padInput(ir::Program &program, size_t call, const std::string &statement) {
   for (size_t d = 0; d < load.index.size(); ++d)
     load.index[d] = load.index[d] + before[d];
   st.constraints.clear();
-  kernel.statements.insert(kernel.statements.begin(), {std::move(fill), std::move(copy)});
+  added.push_back(std::move(copy));
+  kernel.statements.insert(kernel.statements.begin(), std::make_move_iterator(added.begin()),
+                           std::make_move_iterator(added.end()));
 }
 
 } // namespace nasc::compiler

@@ -1,7 +1,7 @@
 // pad_input: a layout transformation of a zero-padded convolution statement. Its input is copied
-// into a zero-filled buffer with the padding included (two packing statements at the start of the
-// kernel), and the statement reads that buffer, so its iteration domain becomes a box: no bound
-// of an inner loop depends on an outer one, and register tiles stay in registers
+// into a buffer with the padding included, whose halo is filled with zeros (packing statements at
+// the start of the kernel), and the statement reads that buffer, so its iteration domain becomes a
+// box: no bound of an inner loop depends on an outer one, and register tiles stay in registers
 // (docs/performance.md).
 #pragma once
 
@@ -27,8 +27,12 @@ bool isZeroPaddedConvolution(const ir::Kernel &kernel, const std::string &statem
 /// program.calls[call]. With I of shape (d_0, ...) and per dimension the padding before
 /// (b_i, the most negative index) and after (e_i, the index past d_i − 1):
 ///  - a Temp buffer P of shape (d_i + b_i + e_i) is added to the program and the kernel;
-///  - two statements are put first: P<k>: P[p] = 0 over P's box, then P<k+1>: P[i + b] = I[i]
-///    over I's box (k is the kernel's statement count, making fresh names);
+///  - statements are put first that fill the halo of P with 0, one per side of each padded
+///    dimension (the slab before or after I's box along dimension j, over I's box along the
+///    dimensions before j and over P's along those after j: each halo element once), then one
+///    that copies, P[i + b] = I[i] over I's box; they are named P<k>, P<k+1>, ... in that order
+///    (k is the kernel's statement count, making fresh names). A 3x3 pad-1 conv gets 4 fills
+///    (rows above and below, then columns left and right) and the copy, P<k+4>;
 ///  - the statement reads P[index + b] instead of I[index] and loses its constraints, so its
 ///    domain is the box of its extents. Zero padding adds 0 · w to the sum: same result.
 /// Throws UnknownStatement (TransformErrors.h) for a missing statement and NotZeroPadded.

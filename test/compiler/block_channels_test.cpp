@@ -6,6 +6,7 @@
 // against the reference executor.
 #include "compiler/transforms/BlockChannels.h"
 #include "compiler/transforms/DefaultSchedule.h"
+#include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "ir/lower/Lower.h"
@@ -75,9 +76,15 @@ TEST_CASE("block_channels moves a padded conv to nChw[x]c activations and OIhw[y
   tensor y : 1x16x3x5
   tensor x_padded_nChw2c : 1x2x5x7x2
   tensor y_nChw8c : 1x2x3x5x8
-  P3[d0 < 1, d1_0 < 2, d2 < 5, d3 < 7, d1_1 < 2]
+  P3[d0 < 1, d1_0 < 2, d2 < 1, d3 < 7, d1_1 < 2]
     x_padded_nChw2c[d0, d1_0, d2, d3, d1_1] = 0
-  P4[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 2]
+  P4[d0 < 1, d1_0 < 2, d2 < 1, d3 < 7, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 4, d3, d1_1] = 0
+  P5[d0 < 1, d1_0 < 2, d2 < 3, d3 < 1, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3, d1_1] = 0
+  P6[d0 < 1, d1_0 < 2, d2 < 3, d3 < 1, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 6, d1_1] = 0
+  P7[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 2]
     x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 2*d1_0 + d1_1, d2, d3]
   S0[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
     y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
@@ -85,7 +92,7 @@ TEST_CASE("block_channels moves a padded conv to nChw[x]c activations and OIhw[y
     y_nChw8c[n, k0, oh, ow, k1] += (x_padded_nChw2c[n, c0, oh + r, ow + s, c1] * w_OIhw2i8o[k0, c0, r, s, c1, k1])
   S2[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
     y_nChw8c[n, k0, oh, ow, k1] = max(y_nChw8c[n, k0, oh, ow, k1], 0)
-  P5[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
+  P8[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
     y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
 )");
   // W is used by this conv only: its buffer is replaced (one new buffer: y_nChw8c).
@@ -182,15 +189,21 @@ TEST_CASE("block_channels blocks a grouped conv inside each group, in the dense 
   tensor y : 1x16x3x5
   tensor x_padded_nChw2c : 1x4x5x7x2
   tensor y_nChw4c : 1x4x3x5x4
-  P2[d0 < 1, d1_0 < 4, d2 < 5, d3 < 7, d1_1 < 2]
+  P2[d0 < 1, d1_0 < 4, d2 < 1, d3 < 7, d1_1 < 2]
     x_padded_nChw2c[d0, d1_0, d2, d3, d1_1] = 0
-  P3[d0 < 1, d1_0 < 4, d2 < 3, d3 < 5, d1_1 < 2]
+  P3[d0 < 1, d1_0 < 4, d2 < 1, d3 < 7, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 4, d3, d1_1] = 0
+  P4[d0 < 1, d1_0 < 4, d2 < 3, d3 < 1, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3, d1_1] = 0
+  P5[d0 < 1, d1_0 < 4, d2 < 3, d3 < 1, d1_1 < 2]
+    x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 6, d1_1] = 0
+  P6[d0 < 1, d1_0 < 4, d2 < 3, d3 < 5, d1_1 < 2]
     x_padded_nChw2c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 2*d1_0 + d1_1, d2, d3]
   S0[n < 1, k0 < 4, oh < 3, ow < 5, k1 < 4]
     y_nChw4c[n, k0, oh, ow, k1] = b[4*k0 + k1]
   S1[n < 1, g < 2, kg0 < 2, oh < 3, ow < 5, kg1 < 4, cg0* < 2, r* < 3, s* < 3, cg1* < 2]
     y_nChw4c[n, 2*g + kg0, oh, ow, kg1] += (x_padded_nChw2c[n, 2*g + cg0, oh + r, ow + s, cg1] * w_OIhw2i4o[2*g + kg0, cg0, r, s, cg1, kg1])
-  P4[d0 < 1, d1_0 < 4, d2 < 3, d1_1 < 4, d3 < 5]
+  P7[d0 < 1, d1_0 < 4, d2 < 3, d1_1 < 4, d3 < 5]
     y[d0, 4*d1_0 + d1_1, d2, d3] = y_nChw4c[d0, d1_0, d2, d3, d1_1]
 )");
   // W [16, 4, 3, 3] (4 input channels per group) as OIhw2i4o over all 16 output channels.
@@ -219,15 +232,21 @@ TEST_CASE("block_channels vectorizes a depthwise conv over its channels", "[bloc
   tensor y : 1x16x3x5
   tensor x_padded_nChw8c : 1x2x5x7x8
   tensor y_nChw8c : 1x2x3x5x8
-  P2[d0 < 1, d1_0 < 2, d2 < 5, d3 < 7, d1_1 < 8]
+  P2[d0 < 1, d1_0 < 2, d2 < 1, d3 < 7, d1_1 < 8]
     x_padded_nChw8c[d0, d1_0, d2, d3, d1_1] = 0
-  P3[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 8]
+  P3[d0 < 1, d1_0 < 2, d2 < 1, d3 < 7, d1_1 < 8]
+    x_padded_nChw8c[d0, d1_0, d2 + 4, d3, d1_1] = 0
+  P4[d0 < 1, d1_0 < 2, d2 < 3, d3 < 1, d1_1 < 8]
+    x_padded_nChw8c[d0, d1_0, d2 + 1, d3, d1_1] = 0
+  P5[d0 < 1, d1_0 < 2, d2 < 3, d3 < 1, d1_1 < 8]
+    x_padded_nChw8c[d0, d1_0, d2 + 1, d3 + 6, d1_1] = 0
+  P6[d0 < 1, d1_0 < 2, d2 < 3, d3 < 5, d1_1 < 8]
     x_padded_nChw8c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 8*d1_0 + d1_1, d2, d3]
   S0[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8]
     y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
   S1[n < 1, k0 < 2, oh < 3, ow < 5, k1 < 8, r* < 3, s* < 3]
     y_nChw8c[n, k0, oh, ow, k1] += (x_padded_nChw8c[n, k0, oh + r, ow + s, k1] * w_OIhw1i8o[k0, 0, r, s, 0, k1])
-  P4[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
+  P7[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 5]
     y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
 )");
 }
@@ -247,17 +266,23 @@ TEST_CASE("block_channels repeats the input of a depthwise conv with a channel m
   tensor x_padded : 1x4x5x7
   tensor x_padded_repeat2_nChw8c : 1x1x5x7x8
   tensor y_nChw8c : 1x1x3x5x8
-  P2[d0 < 1, d1 < 4, d2 < 5, d3 < 7]
+  P2[d0 < 1, d1 < 4, d2 < 1, d3 < 7]
     x_padded[d0, d1, d2, d3] = 0
-  P3[d0 < 1, d1 < 4, d2 < 3, d3 < 5]
+  P3[d0 < 1, d1 < 4, d2 < 1, d3 < 7]
+    x_padded[d0, d1, d2 + 4, d3] = 0
+  P4[d0 < 1, d1 < 4, d2 < 3, d3 < 1]
+    x_padded[d0, d1, d2 + 1, d3] = 0
+  P5[d0 < 1, d1 < 4, d2 < 3, d3 < 1]
+    x_padded[d0, d1, d2 + 1, d3 + 6] = 0
+  P6[d0 < 1, d1 < 4, d2 < 3, d3 < 5]
     x_padded[d0, d1, d2 + 1, d3 + 1] = x[d0, d1, d2, d3]
-  P4[d0 < 1, d1_0 < 1, d2 < 5, d3 < 7, d1_1 < 4, j < 2]
+  P7[d0 < 1, d1_0 < 1, d2 < 5, d3 < 7, d1_1 < 4, j < 2]
     x_padded_repeat2_nChw8c[d0, d1_0, d2, d3, 2*d1_1 + j] = x_padded[d0, 4*d1_0 + d1_1, d2, d3]
   S0[n < 1, k0 < 1, oh < 3, ow < 5, k1 < 8]
     y_nChw8c[n, k0, oh, ow, k1] = b[8*k0 + k1]
   S1[n < 1, k0 < 1, oh < 3, ow < 5, k1 < 8, r* < 3, s* < 3]
     y_nChw8c[n, k0, oh, ow, k1] += (x_padded_repeat2_nChw8c[n, k0, oh + r, ow + s, k1] * w_OIhw1i8o[k0, 0, r, s, 0, k1])
-  P5[d0 < 1, d1_0 < 1, d2 < 3, d1_1 < 8, d3 < 5]
+  P8[d0 < 1, d1_0 < 1, d2 < 3, d1_1 < 8, d3 < 5]
     y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
 )");
 }
@@ -322,9 +347,8 @@ TEST_CASE("blocked convolutions compute what the reference executor computes",
 
 TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulator vectors",
           "[block-channels][default-schedule]") {
-  // Tile loops as (iterator, count) of the blocked conv S1 (statement 3, after the pad
-  // statements and the bias): dense S1[n, k0, oh, ow, k1, c0, r, s, c1], grouped S1[n, g,
-  // k'0, oh, ow, k'1, c'0, r, s, c'1], depthwise S1[n, k0, oh, ow, k1, r, s].
+  // Tile loops as (iterator, count) of the blocked conv S1: dense S1[n, k0, oh, ow, k1, c0, r, s,
+  // c1], grouped S1[n, g, k'0, oh, ow, k'1, c'0, r, s, c'1], depthwise S1[n, k0, oh, ow, k1, r, s].
   auto tileOf = [](int64_t width, int64_t block, codegen::VectorUnit unit, int64_t group = 1,
                    compiler::TraceChoices choices = {}) {
     ir::Program program = lower(
@@ -333,8 +357,8 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
                 R"({"pads": [1, 1, 1, 1], "group": )" + std::to_string(group) + "}", false, group));
     compiler::padInput(program, 0, "S1");
     compiler::blockChannels(program, 0, "S1", block);
-    std::optional<compiler::RegisterTile> tile =
-        compiler::defaultRegisterTile(program.calls[0].kernel.statements[3], unit, choices);
+    std::optional<compiler::RegisterTile> tile = compiler::defaultRegisterTile(
+        *compiler::findStatement(program.calls[0].kernel, "S1"), unit, choices);
     std::vector<std::pair<size_t, int>> loops;
     for (const compiler::RegisterTile::Loop &loop : tile.value().loops)
       loops.push_back({loop.dim, loop.count});

@@ -204,7 +204,7 @@ TEST_CASE("the default trace fuses a blocked conv's bias, ReLU and copy-out into
           "its register tile",
           "[default-schedule][jit]") {
   // 32 output channels in 4 blocks of 8 on AVX2: the tile holds 2 blocks (k0 split by 2) by 4
-  // columns, so the bias S0, the ReLU S2 and the copy-out P5 get k0 split by 2 and the order
+  // columns, so the bias S0, the ReLU S2 and the copy-out P8 get k0 split by 2 and the order
   // (n, k0 outer, oh, ...) before fusing at depth 3.
   auto [trace, error] =
       defaultTraceAndError("fusedrows", convReluModel("fusedrows", 8, 4, 8, 32, 3, 1, 1), {8, 16});
@@ -212,6 +212,6 @@ TEST_CASE("the default trace fuses a blocked conv's bias, ReLU and copy-out into
   CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":1,"factor":2,"band":0})"));
   CHECK(has(trace, R"({"primitive":"split","statement":"S0","member":1,"factor":2,"band":0})"));
   CHECK(has(trace, R"({"primitive":"split","statement":"S2","member":1,"factor":2,"band":0})"));
-  CHECK(has(trace, R"({"primitive":"fuse","statements":["S0","S1","S2","P5"],"depth":3})"));
+  CHECK(has(trace, R"({"primitive":"fuse","statements":["S0","S1","S2","P8"],"depth":3})"));
   CHECK(error <= 1e-5);
 }

@@ -21,7 +21,8 @@ ir::Program convProgram(const std::string &name, int64_t k, int64_t h, int64_t w
 
 } // namespace
 
-TEST_CASE("pad_input copies the input into a zero-padded buffer and makes the domain a box",
+TEST_CASE("pad_input zero-fills the halo of a padded buffer, copies the input into it and makes "
+          "the domain a box",
           "[pad-input]") {
   ir::Program program = convProgram("padconv", 8, 4, 5);
   const size_t buffers = program.buffers.size();
@@ -37,9 +38,15 @@ TEST_CASE("pad_input copies the input into a zero-padded buffer and makes the do
   tensor b : 8
   tensor y : 1x8x4x5
   tensor x_padded : 1x2x6x7
-  P3[d0 < 1, d1 < 2, d2 < 6, d3 < 7]
+  P3[d0 < 1, d1 < 2, d2 < 1, d3 < 7]
     x_padded[d0, d1, d2, d3] = 0
-  P4[d0 < 1, d1 < 2, d2 < 4, d3 < 5]
+  P4[d0 < 1, d1 < 2, d2 < 1, d3 < 7]
+    x_padded[d0, d1, d2 + 5, d3] = 0
+  P5[d0 < 1, d1 < 2, d2 < 4, d3 < 1]
+    x_padded[d0, d1, d2 + 1, d3] = 0
+  P6[d0 < 1, d1 < 2, d2 < 4, d3 < 1]
+    x_padded[d0, d1, d2 + 1, d3 + 6] = 0
+  P7[d0 < 1, d1 < 2, d2 < 4, d3 < 5]
     x_padded[d0, d1, d2 + 1, d3 + 1] = x[d0, d1, d2, d3]
   S0[n < 1, k < 8, oh < 4, ow < 5]
     y[n, k, oh, ow] = b[k]
@@ -76,9 +83,9 @@ TEST_CASE("the default trace pads a conv's input, blocks its channels, register-
       {"primitive":"block_channels","statement":"S1","block":16,"input_block":3},
       {"primitive":"interchange","statement":"S1","order":[0,1,2,5,6,7,8,3,4]},
       {"primitive":"unroll","statement":"S1","member":7,"factor":16,"band":0},
-      {"primitive":"fuse","statements":["S0","S1","S2","P5"],"depth":3},
+      {"primitive":"fuse","statements":["S0","S1","S2","P8"],"depth":3},
+      {"primitive":"fuse","statements":["P3","P4","P5","P6","P7"],"depth":2},
       {"primitive":"parallelize","statement":"P3","member":0,"band":0},
-      {"primitive":"parallelize","statement":"P4","member":0,"band":0},
       {"primitive":"parallelize","statement":"S0","member":0,"band":0}
     ]
   }

@@ -199,10 +199,11 @@ TEST_CASE("trace 187 of the grouped conv is refused: it ran a reduction loop in 
   // Drawn by the random-trace test on an Intel Xeon (issue #11) and accepted there: after the
   // interchange, member 4 is the in-group channel c' under the s loop, so two threads added
   // into the same outputs (relative error 0.065). Only the reduction's chain of dependences
-  // was checked, and no link of it has equal s and different c'.
+  // was checked, and no link of it has equal s and different c'. (Drawn when pad_input made
+  // one fill, P2, and the copy, P3; the copy is now P6, after the four halo fills P2-P5.)
   const std::string trace = R"({"nasc_schedule": 1, "kernels": {"op": [
       {"primitive": "pad_input", "statement": "S1"},
-      {"primitive": "vectorize", "statement": "P3", "member": 3, "width": 4, "band": 0},
+      {"primitive": "vectorize", "statement": "P6", "member": 3, "width": 4, "band": 0},
       {"primitive": "interchange", "statement": "S1", "order": [7, 0, 4, 1, 5, 6, 3, 2]},
       {"primitive": "vectorize", "statement": "P2", "member": 3, "width": 8, "band": 0},
       {"primitive": "parallelize", "statement": "S1", "member": 4, "band": 0}]}})";
