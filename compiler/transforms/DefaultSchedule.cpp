@@ -524,19 +524,30 @@ double footprint(const ir::Statement &st, const ir::Access &access) {
   return elements;
 }
 
+/// Bytes of `elements` float32 values.
+double bytes(double elements) { return elements * static_cast<double>(sizeof(float)); }
+
+/// Bytes an operand of `footprint` bytes streamed `times` moves beyond the cache: none when
+/// the working set of one pass, `working` bytes, fits in kStreamCacheBytes, else every pass
+/// after the first.
+double streamedBeyondCache(double footprint, double times, double working) {
+  return working <= kStreamCacheBytes ? 0 : footprint * (times - 1);
+}
+
 /// The rowsOutside a one-vector tile with output-channel iterator K in rows of `jam`, columns
-/// J and vector dimension `width` gets without a choice: whether the input (the loads not
-/// along `width`) streamed once per outer iteration of K moves more elements than the weights
-/// (the loads along `width` that use K) streamed once per iteration of the other outer output
-/// loops they do not use (defaultRegisterTile).
-bool inputStreamedMore(const ir::Statement &st, const std::vector<const ir::Access *> &loads,
-                       size_t K, int64_t jam, size_t J, size_t width) {
+/// J and vector dimension `width` gets without a choice: whether the weights (the loads along
+/// `width` that use K) streamed once per iteration of the outer output loops they do not use
+/// (the rows) move fewer bytes beyond the cache than the input (the loads not along `width`)
+/// streamed once per outer iteration of K, with the weights of that iteration beside it
+/// (defaultRegisterTile).
+bool rowsOutsideByTraffic(const ir::Statement &st, const std::vector<const ir::Access *> &loads,
+                          size_t K, int64_t jam, size_t J, size_t width) {
   double input = 0, weights = 0;
   for (const ir::Access *a : loads)
     if (!usesIterator(*a, width))
-      input = std::max(input, footprint(st, *a));
+      input = std::max(input, bytes(footprint(st, *a)));
     else if (usesIterator(*a, K))
-      weights = std::max(weights, footprint(st, *a));
+      weights = std::max(weights, bytes(footprint(st, *a)));
   double rows = 1;
   for (size_t d = 0; d < width; ++d)
     if (!isReductionDim(st, d) && d != K && d != J &&
@@ -544,7 +555,9 @@ bool inputStreamedMore(const ir::Statement &st, const std::vector<const ir::Acce
           return usesIterator(*a, width) && usesIterator(*a, K) && usesIterator(*a, d);
         }))
       rows *= static_cast<double>(st.extents[d]);
-  return input * static_cast<double>(st.extents[K] / jam) > weights * rows;
+  const double blocks = static_cast<double>(st.extents[K] / jam);
+  return streamedBeyondCache(weights, rows, weights) <
+         streamedBeyondCache(input, blocks, input + weights / blocks);
 }
 
 /// `choice` (TraceChoices::order) as a rowsOutside, `otherwise` when it is 0.
@@ -601,7 +614,7 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   tile.loops.push_back({width, static_cast<int>(st.extents[width])});
   if (K && st.extents[*K] > bestJam) {
     tile.rowsOutside =
-        rowsOutsideChoice(choices.order, inputStreamedMore(st, loads, *K, bestJam, *J, width));
+        rowsOutsideChoice(choices.order, rowsOutsideByTraffic(st, loads, *K, bestJam, *J, width));
     tile.channels = *K;
     tile.columns = *J;
   }

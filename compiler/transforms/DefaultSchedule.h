@@ -151,6 +151,11 @@ inline constexpr int kEpilogueFuseDepth = 3;
 /// that all of them share whatever the padding.
 inline constexpr int kProducerFuseDepth = 2;
 
+/// Bytes of an operand's working set that the default trace counts as staying in cache when a
+/// loop streams it again (rowsOutside): half of the 1 MiB per-core L2 of Zen 4/5 and of Intel's
+/// server cores, the rest left to the other operand, the outputs and conflicts.
+inline constexpr double kStreamCacheBytes = 512 * 1024;
+
 /// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
 /// 14 x 2 tile, spilled: docs/performance.md).
 inline constexpr int kMaxTileAccumulators = 16;
@@ -179,10 +184,14 @@ inline constexpr int kMinChannelBlock = 4;
 ///    and one broadcast input in registers); j = 2 when its r·j is at least the r of j = 1 or
 ///    kMinTileAccumulators (AVX-512: 2 x 8 for 56 columns, 2 x 7 for 7; AVX2: 2 x 4 for 56 and
 ///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md); rowsOutside (K's outer
-///    loop inside the output rows) when the input would be streamed more often than the
-///    weights: F(input) · K / j > F(weights) · R, F an access's footprint (elements of the box
-///    it touches) and R the iterations of the output loops outside the tile that the weights
-///    do not use (oh; ResNeXt-50's 1x1 256 -> 256 at 56x56: 3.2 MB · 16 > 256 KB · 56);
+///    loop inside the output rows) when the weights streamed once per output row move fewer
+///    bytes beyond the cache than the input streamed once per outer iteration of K: an operand
+///    of B bytes streamed T times moves (T - 1) · B unless its working set (the weights; the
+///    input with one iteration's weights) fits in kStreamCacheBytes, then nothing. AVX-512:
+///    ResNeXt-50's 1x1 512 -> 256 at 28x28 streams 1.6 MB of input 8 times, its 512 KB of
+///    weights stay: rows outside; ResNet-34's 3x3 512 -> 512 at 7x7 streams 166 KB of input
+///    beside 590 KB of weights 16 times (2.5 MB), against 9.4 MB of weights 7 times: channels
+///    outside (measured on Zen 5, 1 and 2 threads, docs/performance.md);
 ///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
 ///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
 ///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most

@@ -120,6 +120,69 @@ bool forwardable(const ir::Program &program, size_t c, const CopyOut &copy) {
   return true;
 }
 
+/// Whether statement `st` of `kernel` copies tensor `from` unchanged into another tensor over
+/// the whole of both (T'[i0, .., in] = T[i0, .., in], the box of T's shape).
+bool isIdentityCopy(const ir::Kernel &kernel, const ir::Statement &st, int from) {
+  if (st.update != ir::Update::Assign || st.value.op != ir::Expr::Op::Load ||
+      st.value.access.tensor != from || st.write.tensor == from || !st.constraints.empty())
+    return false;
+  const ir::Shape &shape = kernel.tensors.at(static_cast<size_t>(from)).shape;
+  if (kernel.tensors.at(static_cast<size_t>(st.write.tensor)).shape != shape ||
+      st.extents != shape || st.write.index.size() != shape.size() ||
+      st.value.access.index.size() != shape.size())
+    return false;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (plainIterator(st.write.index[d]) != static_cast<int>(d) ||
+        plainIterator(st.value.access.index[d]) != static_cast<int>(d))
+      return false;
+  return true;
+}
+
+/// Whether kernel tensor `t` of call `c` is a Temp that only statement `s` of it accesses and
+/// no other call binds.
+bool privateTo(const ir::Program &program, size_t c, size_t s, int t) {
+  const ir::KernelCall &call = program.calls[c];
+  const int buffer = call.args[static_cast<size_t>(t)];
+  if (program.buffers[static_cast<size_t>(buffer)].kind != ir::BufferKind::Temp)
+    return false;
+  for (size_t i = 0; i < call.kernel.statements.size(); ++i)
+    if (i != s && call.kernel.statements[i].write.tensor == t)
+      return false;
+  for (size_t other = 0; other < program.calls.size(); ++other)
+    if (other != c && tensorOf(program.calls[other], buffer) >= 0)
+      return false;
+  return true;
+}
+
+/// The first statement of call `c` that copies its tensor `from` unchanged into a tensor
+/// private to it (isIdentityCopy, privateTo), if any.
+std::optional<size_t> identityCopyOf(const ir::Program &program, size_t c, int from) {
+  const ir::Kernel &kernel = program.calls[c].kernel;
+  for (size_t s = 0; s < kernel.statements.size(); ++s)
+    if (isIdentityCopy(kernel, kernel.statements[s], from) &&
+        privateTo(program, c, s, kernel.statements[s].write.tensor))
+      return s;
+  return std::nullopt;
+}
+
+/// Drops the statements of call `c` that copy its tensor `from` unchanged into a tensor of its
+/// own (the pack copy of a blocked conv without padding, once it reads a forwarded blocked
+/// tensor); its loads of such a copy read `from` instead.
+void dropIdentityCopies(ir::Program &program, size_t c, int from) {
+  ir::Kernel &kernel = program.calls[c].kernel;
+  while (std::optional<size_t> s = identityCopyOf(program, c, from)) {
+    const int copy = kernel.statements[*s].write.tensor;
+    kernel.statements.erase(kernel.statements.begin() + static_cast<std::ptrdiff_t>(*s));
+    for (ir::Statement &st : kernel.statements)
+      forEachAccess(st, [&](ir::Access &a) {
+        if (a.tensor == copy)
+          a.tensor = from;
+      });
+    unbind(program.calls[c], copy);
+    from -= copy < from ? 1 : 0;
+  }
+}
+
 void forward(ir::Program &program, size_t c, const CopyOut &copy) {
   ir::KernelCall &call = program.calls[c];
   const int buffer = call.args[static_cast<size_t>(copy.out)];
@@ -137,6 +200,7 @@ void forward(ir::Program &program, size_t c, const CopyOut &copy) {
     reader.args.push_back(blockedBuffer);
     readBlocked(reader, t, static_cast<int>(reader.args.size()) - 1);
     unbind(reader, t);
+    dropIdentityCopies(program, other, static_cast<int>(reader.args.size()) - 1);
   }
 }
 

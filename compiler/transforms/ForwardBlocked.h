@@ -2,7 +2,9 @@
 // copying its output O' (nChw[x]c) back to O (NCHW) and every reader of O in later kernels
 // indexes O's channels as x·a + b (a, b iterators, b < x: readers that are blocked
 // themselves, e.g. the next conv's pad copy or a residual Add), the copy is dropped and the
-// readers read O'[.., a, .., b] instead.
+// readers read O'[.., a, .., b] instead; a reader's statement that then copies O' unchanged
+// into a tensor of its own (the pack copy of a blocked conv without padding) is dropped, its
+// loads reading O' directly.
 #pragma once
 
 #include "ir/Program.h"

@@ -1,6 +1,7 @@
 // forwardBlockedLayouts (compiler/transforms/ForwardBlocked.h), run by lowerToPolyhedral: a
 // blocked conv's copy back to NCHW is dropped when every later reader can read nChw[x]c (the
-// next conv's pad copy, a residual Add), and kept for a graph output or a max-pool reader; the
+// next conv's pad copy, a residual Add), and kept for a graph output or a max-pool reader; a
+// 1x1 reader reads the blocked tensor without a pack copy of its own; the
 // compiled models equal the reference executor.
 #include "test/support/ScheduleRun.h"
 
@@ -79,5 +80,35 @@ TEST_CASE("a blocked conv's output read by a max-pool is copied back to NCHW",
   CHECK(b.kernel.toString().find("r2[d0, 16*d1_0 + d1_1, d2, d3] = r2_nChw16c[") !=
         std::string::npos);
   CHECK_FALSE(bindsTensorNamed(callOf(model.program, "a"), "r1"));
+  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}
+
+TEST_CASE("a 1x1 conv reading a forwarded blocked activation reads it directly, without a pack "
+          "copy",
+          "[block-channels][forward-blocked]") {
+  const std::string path = test::writeModel("fwd1x1", R"({"name": "fwd1x1",
+  "inputs": [{"name": "x", "shape": [1, 8, 6, 5]}], "outputs": ["y"],
+  "nodes": [
+    {"name": "a", "op_type": "Conv", "inputs": ["x", "wa", "ba"], "outputs": ["ca"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "relu1", "op_type": "Relu", "inputs": ["ca"], "outputs": ["r1"]},
+    {"name": "b", "op_type": "Conv", "inputs": ["r1", "wb", "bb"], "outputs": ["cb"],
+     "attributes": {"kernel_shape": [1, 1]}},
+    {"name": "relu2", "op_type": "Relu", "inputs": ["cb"], "outputs": ["y"]}],
+  "initializers": [
+    {"name": "wa", "shape": [16, 8, 3, 3], "init": "he_normal", "seed": 5},
+    {"name": "ba", "shape": [16], "init": "he_normal", "seed": 6},
+    {"name": "wb", "shape": [16, 16, 1, 1], "init": "he_normal", "seed": 7},
+    {"name": "bb", "shape": [16], "init": "he_normal", "seed": 8}]})")
+                               .string();
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{8, 16});
+  const ir::KernelCall &b = callOf(model.program, "b");
+  // Kernel b: bias, conv, ReLU and the copy-out of the graph output y; no copy of r1_nChw8c
+  // into a tensor of its own (block_channels' r1_nChw8c_1).
+  CHECK(b.kernel.statements.size() == 4);
+  CHECK_FALSE(bindsTensorNamed(b, "r1_nChw8c_1"));
+  CHECK(b.kernel.toString().find("+= (r1_nChw8c[n, c0, oh + r, ow + s, c1] * ") !=
+        std::string::npos);
   CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
 }

@@ -103,25 +103,52 @@ std::string avx2Schedule(const std::string &path, const compiler::TraceChoices &
 } // namespace
 
 TEST_CASE("a one-vector register tile puts the output rows outside its output channels when the "
-          "input would be streamed more often than the weights, and order chooses",
+          "weights streamed per row move fewer bytes beyond the cache than the input streamed per "
+          "channel block, and order chooses",
           "[trace-choices]") {
-  // 1x1 conv 64 -> 64 at 28x28 on AVX2, blocked by 8: the input's footprint 8 * 28 * 28 * 8 =
-  // 50176 elements streamed k0 / j = 8 / 2 = 4 times moves more than the weights' 8 * 8 * 8 * 8
-  // = 4096 streamed once per output row (28): rows outside.
+  // 1x1 conv 256 -> 64 at 28x28 on AVX2, blocked by 8, 2 x 4 tile (4 blocks of 2 vectors): the
+  // input, 256 * 28 * 28 * 4 = 802816 bytes (> 512 KiB), streamed 4 times moves 3 * 802816
+  // bytes; the weights, 256 * 64 * 4 = 65536 bytes, stay in cache: rows outside.
   const std::string pointwise =
-      test::writeModel("order_1x1", test::convReluNet("order_1x1", 1, 64, 28, 28, 64, 31, 1))
+      test::writeModel("order_1x1", test::convReluNet("order_1x1", 1, 256, 28, 28, 64, 31, 1))
           .string();
   CHECK(avx2Schedule(pointwise, {}).find(tiledInterchange(true)) != std::string::npos);
   const compiler::TraceChoices channelsOutside{0, 0, 0, compiler::kChannelsOutside};
   CHECK(avx2Schedule(pointwise, channelsOutside).find(tiledInterchange(false)) !=
         std::string::npos);
-  // 3x3 conv 16 -> 32 at 8x28: the padded input's 2 * 10 * 30 * 8 = 4800 elements streamed
-  // 4 / 2 = 2 times move less than the weights' 4 * 2 * 3 * 3 * 8 * 8 = 4608 streamed 8 times.
+  // 3x3 conv 16 -> 32 at 8x28: the padded input's 2 * 10 * 30 * 8 = 4800 elements and the
+  // weights' 4 * 2 * 3 * 3 * 8 * 8 = 4608 over 4 / 2 = 2 blocks, 4 * (4800 + 2304) bytes, fit.
   const std::string dense =
       test::writeModel("order_3x3", test::convReluNet("order_3x3", 1, 16, 8, 28, 32, 33)).string();
   CHECK(avx2Schedule(dense, {}).find(tiledInterchange(false)) != std::string::npos);
   const compiler::TraceChoices rowsOutside{0, 0, 0, compiler::kRowsOutside};
   CHECK(avx2Schedule(dense, rowsOutside).find(tiledInterchange(true)) != std::string::npos);
+  // 3x3 conv 256 -> 256 at 28x28: the padded input, 256 * 30 * 30 * 4 = 921600 bytes, streamed
+  // 32 / 2 = 16 times moves 15 * 921600 bytes, less than the weights, 256 * 256 * 9 * 4 =
+  // 2359296 bytes, streamed 28 times (27 * 2359296): channels outside.
+  CHECK(avx2Schedule(
+            test::writeModel("order_256", test::convReluNet("order_256", 1, 256, 28, 28, 256, 39))
+                .string(),
+            {})
+            .find(tiledInterchange(false)) != std::string::npos);
+  // 1x1 convs to 16 channels at 7x7 (a 1 x 7 tile, k0 = 2 blocks, no splits), the weights in
+  // cache: with 2048 input channels the input and one block's weights, 4 * (2048 * 49 + 2048 *
+  // 16 / 2) = 466944 bytes, fit too: channels outside; with 2560, 4 * (2560 * 49 + 2560 * 16 /
+  // 2) = 583680 bytes (the input alone 501760) do not: rows outside.
+  const std::string wide =
+      R"("primitive":"interchange","statement":"S1","order":[0,1,2,5,6,7,8,3,4])";
+  const std::string wideRows =
+      R"("primitive":"interchange","statement":"S1","order":[0,2,1,5,6,7,8,3,4])";
+  CHECK(avx2Schedule(test::writeModel("order_2048",
+                                      test::convReluNet("order_2048", 1, 2048, 7, 7, 16, 35, 1))
+                         .string(),
+                     {})
+            .find(wide) != std::string::npos);
+  CHECK(avx2Schedule(test::writeModel("order_2560",
+                                      test::convReluNet("order_2560", 1, 2560, 7, 7, 16, 37, 1))
+                         .string(),
+                     {})
+            .find(wideRows) != std::string::npos);
   for (const auto &[path, choices] :
        {std::pair{pointwise, compiler::TraceChoices{}}, std::pair{pointwise, channelsOutside},
         std::pair{dense, rowsOutside}})
