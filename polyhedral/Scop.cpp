@@ -1,6 +1,7 @@
 #include "polyhedral/Scop.h"
 
 #include "ir/Error.h"
+#include "polyhedral/FullTiles.h"
 #include "polyhedral/ParallelLoops.h"
 
 #include <isl/options.h>
@@ -117,7 +118,7 @@ isl::ast_node generateAst(const Scop &scop) {
   isl::set context = isl::set::universe(isl::space::unit(scop.schedule.ctx()));
   requireMarkedLoops(scop.schedule);
   isl::ast_build build = isl::ast_build::from_context(context);
-  return build.node_from(scop.schedule);
+  return build.node_from(isolateFullTiles(scop.schedule));
 }
 
 std::string astToString(const isl::ast_node &ast) { return ast.to_C_str(); }

@@ -46,6 +46,7 @@ Scop buildScop(isl::ctx ctx, const ir::Kernel &kernel);
 /// Generates the isl AST of `scop.schedule` with isl::ast_build. Each statement instance
 /// appears as a user node whose expression is the call `Sname(e_0, ..., e_{d-1})`, the e_i
 /// being the values of the statement's iterators in terms of the AST's loop iterators.
+/// Full tiles of unrolled loops are generated apart from partial ones (isolateFullTiles).
 /// Throws nasc::Error as requireMarkedLoops if a "parallel" mark is over a loop isl would drop,
 /// so that the mark never falls on the loop below it.
 isl::ast_node generateAst(const Scop &scop);

@@ -570,6 +570,46 @@ int64_t unrollLimit(int64_t most, const TraceChoices &choices) {
   return choices.unroll > 0 ? std::min<int64_t>(most, choices.unroll) : most;
 }
 
+/// Whether consecutive iterations of `dim` make `access` read overlapping or adjacent rows: in
+/// each index using `dim`, its coefficient (a stride) is at most the span of the reduction
+/// iterators beside it (a window). A strided 1x1 conv's output rows read rows that are
+/// neither: two of them in a tile ran slower (ResNeXt-50's 1x1 1024 -> 2048 of stride 2 at
+/// 7x7 on AVX2, 3.5 -> 3.8-4.8 ms in the network, docs/performance.md).
+bool rowsAdjacent(const ir::Statement &st, const ir::Access &access, size_t dim) {
+  return std::all_of(access.index.begin(), access.index.end(), [&](const ir::AffineExpr &e) {
+    int64_t span = 1;
+    for (size_t d = 0; d < e.coeffs.size(); ++d)
+      if (d != dim && isReductionDim(st, d))
+        span += std::abs(e.coeffs[d]) * (st.extents[d] - 1);
+    return std::abs(e.coeffs[dim]) <= span;
+  });
+}
+
+/// The output rows of a one-vector tile with `jam` vectors of `columns` whole rows of J (see
+/// defaultRegisterTile): nullopt unless jam x columns is below kMinTileAccumulators, else the
+/// last output dimension I before J that the broadcast loads (those not along `width`) use
+/// with rowsAdjacent, with as many iterations as fit the accumulators (at least 2; the last
+/// tile of I may be partial, generated apart by poly::isolateFullTiles).
+std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
+                                             const std::vector<const ir::Access *> &loads, size_t J,
+                                             size_t width, int64_t jam, int64_t columns,
+                                             const codegen::VectorUnit &unit) {
+  if (jam * columns >= kMinTileAccumulators || columns != st.extents[J])
+    return std::nullopt;
+  std::optional<size_t> I = lastOutputDim(st, J, [&](size_t d) {
+    return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+      return !usesIterator(*a, width) && usesIterator(*a, d) && rowsAdjacent(st, *a, d);
+    });
+  });
+  if (!I)
+    return std::nullopt;
+  const int64_t accumulators = std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
+  const int64_t rows = std::min(st.extents[*I], accumulators / (jam * columns));
+  if (rows < 2)
+    return std::nullopt;
+  return RegisterTile::Loop{*I, static_cast<int>(rows)};
+}
+
 /// The tile of a statement whose innermost output dimension `width` is one vector (the k1 of
 /// a block_channels conv), as defaultRegisterTile describes.
 std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
@@ -610,6 +650,9 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   RegisterTile tile;
   if (bestJam > 1)
     tile.loops.push_back({*K, static_cast<int>(bestJam)});
+  if (std::optional<RegisterTile::Loop> rows =
+          outputRows(st, loads, *J, width, bestJam, bestRows, unit))
+    tile.loops.push_back(*rows);
   tile.loops.push_back({*J, static_cast<int>(bestRows)});
   tile.loops.push_back({width, static_cast<int>(st.extents[width])});
   if (K && st.extents[*K] > bestJam) {

@@ -369,8 +369,9 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   CHECK(tileOf(7, 16, {16, 32}) == Loops{{1, 2}, {3, 7}, {4, 16}});
   CHECK(tileOf(56, 16, {16, 32}) == Loops{{1, 2}, {3, 8}, {4, 16}});
   // AVX2 (16 registers): 2 x 4 keeps 8 accumulators; where 2 x r cannot, one vector takes up
-  // to 14 columns (14 accumulators, a weight vector and a broadcast).
-  CHECK(tileOf(7, 8, {8, 16}) == Loops{{3, 7}, {4, 8}});
+  // to 14 columns (14 accumulators, a weight vector and a broadcast); a whole row of 7 columns,
+  // 7 accumulators, takes 14 / 7 = 2 output rows (oh, 4 of them here).
+  CHECK(tileOf(7, 8, {8, 16}) == Loops{{2, 2}, {3, 7}, {4, 8}});
   CHECK(tileOf(14, 8, {8, 16}) == Loops{{3, 14}, {4, 8}});
   CHECK(tileOf(28, 8, {8, 16}) == Loops{{1, 2}, {3, 4}, {4, 8}});
   // Grouped (16 channels per group): k'0 takes k0's place.

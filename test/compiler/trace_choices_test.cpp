@@ -131,14 +131,16 @@ TEST_CASE("a one-vector register tile puts the output rows outside its output ch
                 .string(),
             {})
             .find(tiledInterchange(false)) != std::string::npos);
-  // 1x1 convs to 16 channels at 7x7 (a 1 x 7 tile, k0 = 2 blocks, no splits), the weights in
+  // 1x1 convs to 16 channels at 7x7 (one vector of 2 rows x 7 columns: the 7 columns alone
+  // leave 7 accumulators; k0 = 2 blocks; S1 (n, k0, oh0, oh1, ow, k1, c0, r, s, c1) after the
+  // split of oh by 2, its tile oh1, ow, k1 innermost), the weights in
   // cache: with 2048 input channels the input and one block's weights, 4 * (2048 * 49 + 2048 *
   // 16 / 2) = 466944 bytes, fit too: channels outside; with 2560, 4 * (2560 * 49 + 2560 * 16 /
   // 2) = 583680 bytes (the input alone 501760) do not: rows outside.
   const std::string wide =
-      R"("primitive":"interchange","statement":"S1","order":[0,1,2,5,6,7,8,3,4])";
+      R"("primitive":"interchange","statement":"S1","order":[0,1,2,6,7,8,9,3,4,5])";
   const std::string wideRows =
-      R"("primitive":"interchange","statement":"S1","order":[0,2,1,5,6,7,8,3,4])";
+      R"("primitive":"interchange","statement":"S1","order":[0,2,1,6,7,8,9,3,4,5])";
   CHECK(avx2Schedule(test::writeModel("order_2048",
                                       test::convReluNet("order_2048", 1, 2048, 7, 7, 16, 35, 1))
                          .string(),
@@ -155,4 +157,28 @@ TEST_CASE("a one-vector register tile puts the output rows outside its output ch
     CHECK(test::referenceError(
               compiler::lowerToPolyhedral(ir::loadModel(path), choicesSchedule(choices), {8, 16}),
               path) <= 1e-5);
+}
+
+TEST_CASE("a one-vector register tile of a whole 7-column row on AVX2 takes two output rows, the "
+          "odd last row alone, and equals the reference executor",
+          "[trace-choices]") {
+  // 3x3 conv 32 -> 32 at 7x7, blocked by 8 (k0 = 4 blocks): 2 x r cannot reach 8 accumulators
+  // (r divides 7 and 2r <= (16 - 2 - 1), so r = 1), one vector of the whole row holds 7, so the
+  // tile takes floor(14 / 7) = 2 output rows: oh (member 2 of S1 after pad_input and
+  // block_channels: n, k0, oh, ow, k1, c0, r, s, c1) split by 2 into 3 full tiles and row 6
+  // alone, the 2 rows and 7 columns unrolled.
+  const std::string path =
+      test::writeModel("rows_7", test::convReluNet("rows_7", 1, 32, 7, 7, 32, 41)).string();
+  const std::string schedule = avx2Schedule(path, {});
+  CHECK(schedule.find(R"({"primitive":"split","statement":"S1","member":2,"factor":2,"band":0})") !=
+        std::string::npos);
+  CHECK(
+      schedule.find(R"({"primitive":"unroll","statement":"S1","member":7,"factor":2,"band":0})") !=
+      std::string::npos);
+  CHECK(
+      schedule.find(R"({"primitive":"unroll","statement":"S1","member":8,"factor":7,"band":0})") !=
+      std::string::npos);
+  for (int threads : {1, 2})
+    CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path), {}, {8, 16}), path,
+                               threads) <= 1e-5);
 }
