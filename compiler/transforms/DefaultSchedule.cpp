@@ -570,6 +570,12 @@ int64_t unrollLimit(int64_t most, const TraceChoices &choices) {
   return choices.unroll > 0 ? std::min<int64_t>(most, choices.unroll) : most;
 }
 
+/// Accumulator vectors a register tile may hold beside `loaded` vectors of the streamed
+/// operand and one broadcast: at most kMaxTileAccumulators.
+int64_t tileAccumulators(const codegen::VectorUnit &unit, int64_t loaded) {
+  return std::min<int64_t>(kMaxTileAccumulators, unit.registers - loaded - 1);
+}
+
 /// Whether consecutive iterations of `dim` make `access` read overlapping or adjacent rows: in
 /// each index using `dim`, its coefficient (a stride) is at most the span of the reduction
 /// iterators beside it (a window). A strided 1x1 conv's output rows read rows that are
@@ -603,7 +609,7 @@ std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
   });
   if (!I)
     return std::nullopt;
-  const int64_t accumulators = std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
+  const int64_t accumulators = tileAccumulators(unit, jam);
   const int64_t rows = std::min(st.extents[*I], accumulators / (jam * columns));
   if (rows < 2)
     return std::nullopt;
@@ -633,7 +639,7 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
     return d != *J && anyLoad(alongUsing) && anyLoad(broadcast) && !anyLoad(broadcastUsing);
   });
   auto columns = [&](int64_t jam) {
-    const int64_t accumulators = std::min<int64_t>(kMaxTileAccumulators, unit.registers - jam - 1);
+    const int64_t accumulators = tileAccumulators(unit, jam);
     return largestDivisor(st.extents[*J], unrollLimit(accumulators / jam, choices));
   };
   int64_t bestJam = 1, bestRows = columns(1);
@@ -686,8 +692,7 @@ RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, s
   const int64_t vectors = rowTileVectors(st, jam, width, unit);
   RegisterTile tile;
   if (jam) {
-    const int64_t accumulators =
-        std::min<int64_t>(kMaxTileAccumulators, unit.registers - vectors - 1);
+    const int64_t accumulators = tileAccumulators(unit, vectors);
     tile.loops.push_back(
         {*jam, static_cast<int>(largestDivisor(st.extents[*jam],
                                                unrollLimit(accumulators / vectors, choices)))});
