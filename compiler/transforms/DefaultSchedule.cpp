@@ -593,8 +593,8 @@ bool rowsAdjacent(const ir::Statement &st, const ir::Access &access, size_t dim)
 
 /// The output rows of a one-vector tile with `jam` vectors of `columns` whole rows of J (see
 /// defaultRegisterTile): nullopt unless jam x columns is below kMinTileAccumulators, else the
-/// last output dimension I before J that the broadcast loads (those not along `width`) use
-/// with rowsAdjacent, with as many iterations as fit the accumulators (at least 2; the last
+/// last output dimension I before J that the broadcast loads (those not along `width`) use, if
+/// they read it rowsAdjacent, with as many iterations as fit the accumulators (at least 2; the last
 /// tile of I may be partial, generated apart by poly::isolateFullTiles).
 std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
                                              const std::vector<const ir::Access *> &loads, size_t J,
@@ -602,12 +602,16 @@ std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
                                              const codegen::VectorUnit &unit) {
   if (jam * columns >= kMinTileAccumulators || columns != st.extents[J])
     return std::nullopt;
+  auto broadcastUsing = [&](size_t d, const ir::Access *a) {
+    return !usesIterator(*a, width) && usesIterator(*a, d);
+  };
   std::optional<size_t> I = lastOutputDim(st, J, [&](size_t d) {
-    return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
-      return !usesIterator(*a, width) && usesIterator(*a, d) && rowsAdjacent(st, *a, d);
-    });
+    return std::any_of(loads.begin(), loads.end(),
+                       [&](const ir::Access *a) { return broadcastUsing(d, a); });
   });
-  if (!I)
+  if (!I || std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+        return broadcastUsing(*I, a) && !rowsAdjacent(st, *a, *I);
+      }))
     return std::nullopt;
   const int64_t accumulators = tileAccumulators(unit, jam);
   const int64_t rows = std::min(st.extents[*I], accumulators / (jam * columns));

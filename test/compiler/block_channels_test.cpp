@@ -392,3 +392,31 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // A depthwise conv has no channel loop to jam: its own tile.
   CHECK(tileOf(56, 8, {8, 16}, 64, {0, 2, 0}) == Loops{{3, 14}, {4, 8}});
 }
+
+TEST_CASE("a one-vector tile takes output rows only when they read adjacent input rows",
+          "[block-channels][default-schedule]") {
+  // 1x1 convs 64 -> 64 from 4 x 14 to 2 x 7 on AVX2, blocked by 8: one vector of the 7 columns
+  // holds 7 accumulators. Stride 1 (from 2 x 7): two output rows read adjacent input rows, so
+  // the tile takes 2 of oh. Stride 2: oh's input rows 2 apart, a 1x1 window: no rows; grouped
+  // (group 4, S1[n, g, k'0, oh, ow, k'1, c'0, r, s, c'1]), the tile must not take the groups
+  // g, which the broadcast input also uses, in oh's place.
+  auto tileOf = [](int64_t h, int64_t w, int64_t stride, int64_t group) {
+    ir::Program program =
+        lower("rowtile",
+              convNet("rowtile", 64, h, w, 64, 1,
+                      R"({"strides": [)" + std::to_string(stride) + ", " + std::to_string(stride) +
+                          R"(], "group": )" + std::to_string(group) + "}",
+                      false, group));
+    compiler::blockChannels(program, 0, "S1", 8);
+    std::optional<compiler::RegisterTile> tile = compiler::defaultRegisterTile(
+        *compiler::findStatement(program.calls[0].kernel, "S1"), codegen::VectorUnit{8, 16});
+    std::vector<std::pair<size_t, int>> loops;
+    for (const compiler::RegisterTile::Loop &loop : tile.value().loops)
+      loops.push_back({loop.dim, loop.count});
+    return loops;
+  };
+  using Loops = std::vector<std::pair<size_t, int>>;
+  CHECK(tileOf(2, 7, 1, 1) == Loops{{2, 2}, {3, 7}, {4, 8}});
+  CHECK(tileOf(4, 14, 2, 1) == Loops{{3, 7}, {4, 8}});
+  CHECK(tileOf(4, 14, 2, 4) == Loops{{4, 7}, {5, 8}});
+}
