@@ -6,9 +6,11 @@
 #include "compiler/transforms/ForwardBlocked.h"
 #include "compiler/transforms/Primitives.h"
 #include "ir/Error.h"
+#include "ir/ParallelWork.h"
 #include "ir/lower/Lower.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace nasc::compiler {
@@ -23,6 +25,7 @@ std::string kernelNode(const ir::KernelCall &call) {
 struct PassInputs {
   const ModelSchedule &schedule;
   const codegen::VectorUnit &unit;
+  int jobs; ///< Threads of the passes that work per isl context (ir::resolveThreads).
 };
 
 /// For each call, the index of the entry of `schedule` naming it, or -1. Entries of only neural
@@ -99,12 +102,6 @@ void forwardBlockedPass(PolyhedralModel &model, const PassInputs &) {
   model.times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
 }
 
-void scopPass(PolyhedralModel &model, const PassInputs &) {
-  for (size_t c = 0; c < model.kernels.size(); ++c)
-    model.kernels[c].scop = model.times.time(
-        "Scops", [&] { return poly::buildScop(model.isl->get(), model.program.calls[c].kernel); });
-}
-
 /// Sets KernelRecord::sameAs of every kernel scheduled by default.
 void markSharedStructures(PolyhedralModel &model) {
   std::map<std::string, size_t> first;
@@ -120,17 +117,55 @@ void markSharedStructures(PolyhedralModel &model) {
   }
 }
 
-void dependencesPass(PolyhedralModel &model, const PassInputs &) {
-  markSharedStructures(model);
-  for (size_t c = 0; c < model.kernels.size(); ++c) {
-    KernelRecord &record = model.kernels[c];
-    record.dependences =
-        record.sameAs
-            ? model.kernels[*record.sameAs].dependences
-            : model.times.time("dependences", [&] {
-                return poly::computeDependences(*record.scop, model.program.calls[c].kernel);
-              });
+/// Gives every kernel that shares nothing its own isl context, and every kernel that shares
+/// that of the kernel it shares with.
+void assignContexts(PolyhedralModel &model) {
+  for (KernelRecord &record : model.kernels) {
+    if (record.sameAs) {
+      record.context = model.kernels[*record.sameAs].context;
+      continue;
+    }
+    record.context = model.contexts.size();
+    model.contexts.push_back(std::make_unique<poly::IslContext>());
   }
+}
+
+/// Calls work(c) for every kernel c that shares nothing with an earlier one (each has its own
+/// isl context), up to in.jobs of them at a time; the pass's wall time goes to phase `phase`.
+void forEachUnsharedKernel(PolyhedralModel &model, const PassInputs &in, const std::string &phase,
+                           const std::function<void(size_t)> &work) {
+  std::vector<size_t> unshared;
+  for (size_t c = 0; c < model.kernels.size(); ++c)
+    if (!model.kernels[c].sameAs)
+      unshared.push_back(c);
+  model.times.time(phase, [&] {
+    ir::forEachInParallel(unshared.size(), in.jobs, [&](size_t u) { work(unshared[u]); });
+  });
+}
+
+/// Builds the Scops of kernel `first` and of the kernels that share its structure, in its
+/// context.
+void buildScops(PolyhedralModel &model, size_t first) {
+  const isl::ctx ctx = model.context(first);
+  for (size_t c = first; c < model.kernels.size(); ++c)
+    if (c == first || model.kernels[c].sameAs == first)
+      model.kernels[c].scop = poly::buildScop(ctx, model.program.calls[c].kernel);
+}
+
+void scopPass(PolyhedralModel &model, const PassInputs &in) {
+  markSharedStructures(model);
+  assignContexts(model);
+  forEachUnsharedKernel(model, in, "Scops", [&](size_t c) { buildScops(model, c); });
+}
+
+void dependencesPass(PolyhedralModel &model, const PassInputs &in) {
+  forEachUnsharedKernel(model, in, "dependences", [&](size_t c) {
+    model.kernels[c].dependences =
+        poly::computeDependences(*model.kernels[c].scop, model.program.calls[c].kernel);
+  });
+  for (KernelRecord &record : model.kernels)
+    if (record.sameAs)
+      record.dependences = model.kernels[*record.sameAs].dependences;
 }
 
 /// Gives kernel `record` the default steps, refusals and schedule of `first`, the kernel of
@@ -143,34 +178,39 @@ void shareDefaultSchedule(KernelRecord &record, const KernelRecord &first) {
   record.scop->schedule = first.scop->schedule;
 }
 
-void schedulePass(PolyhedralModel &model, const PassInputs &in) {
-  for (size_t c = 0; c < model.kernels.size(); ++c) {
-    KernelRecord &record = model.kernels[c];
-    record.scheduledFrom = record.trace.steps.size();
-    if (record.sameAs) {
-      shareDefaultSchedule(record, model.kernels[*record.sameAs]);
-    } else if (record.byDefault) {
-      ScheduledTrace rest = model.times.time("default trace", [&] {
-        return defaultSchedule(*record.scop, *record.dependences, model.program.calls[c].kernel,
-                               record.trace.node, in.unit, record.choices);
-      });
-      record.trace.steps.insert(record.trace.steps.end(), rest.trace.steps.begin(),
-                                rest.trace.steps.end());
-      record.trace.refused = std::move(rest.trace.refused);
-      record.scop->schedule = rest.schedule;
-    } else {
-      record.scop->schedule = model.times.time("schedule trace", [&] {
-        return applyTrace(*record.scop, *record.dependences, record.trace, model.scheduleSource);
-      });
-    }
+/// Schedules kernel `c`, which shares nothing: by the default trace or by its schedule entry.
+void scheduleKernel(PolyhedralModel &model, const PassInputs &in, size_t c) {
+  KernelRecord &record = model.kernels[c];
+  if (record.byDefault) {
+    ScheduledTrace rest =
+        defaultSchedule(*record.scop, *record.dependences, model.program.calls[c].kernel,
+                        record.trace.node, in.unit, record.choices);
+    record.trace.steps.insert(record.trace.steps.end(), rest.trace.steps.begin(),
+                              rest.trace.steps.end());
+    record.trace.refused = std::move(rest.trace.refused);
+    record.scop->schedule = rest.schedule;
+  } else {
+    record.scop->schedule =
+        applyTrace(*record.scop, *record.dependences, record.trace, model.scheduleSource);
   }
 }
 
-void astPass(PolyhedralModel &model, const PassInputs &) {
+void schedulePass(PolyhedralModel &model, const PassInputs &in) {
   for (KernelRecord &record : model.kernels)
-    record.ast = record.sameAs
-                     ? model.kernels[*record.sameAs].ast
-                     : model.times.time("isl AST", [&] { return poly::generateAst(*record.scop); });
+    record.scheduledFrom = record.trace.steps.size();
+  forEachUnsharedKernel(model, in, "schedule", [&](size_t c) { scheduleKernel(model, in, c); });
+  for (KernelRecord &record : model.kernels)
+    if (record.sameAs)
+      shareDefaultSchedule(record, model.kernels[*record.sameAs]);
+}
+
+void astPass(PolyhedralModel &model, const PassInputs &in) {
+  forEachUnsharedKernel(model, in, "isl AST", [&](size_t c) {
+    model.kernels[c].ast = poly::generateAst(*model.kernels[c].scop);
+  });
+  for (KernelRecord &record : model.kernels)
+    if (record.sameAs)
+      record.ast = model.kernels[*record.sameAs].ast;
 }
 
 /// A pass: its name and summary, and the function that runs it.
@@ -198,7 +238,8 @@ const std::vector<PassDefinition> &passDefinitions() {
                            "kernels that read them so"},
        forwardBlockedPass,
        printKernels},
-      {{"scop", "poly::buildScop: iteration domains, access relations, initial schedule"},
+      {{"scop", "poly::buildScop: iteration domains, access relations, initial schedule (an isl "
+                "context per kernel of its own structure; passes from here on run in parallel)"},
        scopPass,
        printScops},
       {{"dependences", "poly::computeDependences: flow, anti, output and reduction "
@@ -241,6 +282,10 @@ ModelSchedule PolyhedralModel::schedule() const {
   return out;
 }
 
+isl::ctx PolyhedralModel::context(size_t kernel) const {
+  return contexts.at(kernels.at(kernel).context)->get();
+}
+
 std::vector<isl::ast_node> PolyhedralModel::asts() const {
   std::vector<isl::ast_node> out;
   for (const KernelRecord &record : kernels)
@@ -259,14 +304,14 @@ const std::vector<PipelinePass> &pipelinePasses() {
 }
 
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule,
-                                  const codegen::VectorUnit &unit, const std::string &stopAfter) {
+                                  const codegen::VectorUnit &unit, const std::string &stopAfter,
+                                  int jobs) {
   if (!stopAfter.empty())
     findPass(stopAfter);
   PolyhedralModel model;
-  model.isl = std::make_unique<poly::IslContext>();
   model.graph = std::move(graph);
   model.scheduleSource = schedule.source.empty() ? "default schedule" : schedule.source;
-  const PassInputs inputs{schedule, unit};
+  const PassInputs inputs{schedule, unit, ir::resolveThreads(jobs)};
   for (const PassDefinition &definition : passDefinitions()) {
     definition.run(model, inputs);
     if (definition.pass.name == stopAfter)

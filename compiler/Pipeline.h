@@ -53,6 +53,10 @@ struct KernelRecord {
   /// object this one shares (the statements' names and domains, which they are about, are the
   /// same; only tensor names differ); nullopt when there is none.
   std::optional<size_t> sameAs;
+  /// The index in PolyhedralModel::contexts of the isl context that holds this kernel's Scop,
+  /// dependences, schedule and AST: its own, or that of the kernel it shares them with (set by
+  /// pass "scop").
+  size_t context = 0;
   /// Set by pass "scop"; its schedule by pass "schedule". (isl's C++ objects cannot be copied
   /// when null, hence the optionals.)
   std::optional<poly::Scop> scop;
@@ -61,10 +65,12 @@ struct KernelRecord {
 };
 
 /// A model lowered to the polyhedral stage by the passes of pipelinePasses(), or by those up
-/// to one of them. `graph` is the graph after the schedule's neural steps. `isl` owns the isl
-/// context of the kernels' Scops and ASTs (declared first, destroyed last).
+/// to one of them. `graph` is the graph after the schedule's neural steps. `contexts` own the
+/// isl contexts of the kernels' Scops and ASTs (declared first, destroyed last): one per kernel
+/// that shares nothing with an earlier one, so that the passes can work on kernels of different
+/// contexts at the same time (an isl context is used by one thread at a time).
 struct PolyhedralModel {
-  std::unique_ptr<poly::IslContext> isl;
+  std::vector<std::unique_ptr<poly::IslContext>> contexts;
   ir::Graph graph;
   ir::Program program;
   /// One record per call of `program`, in program order (pass "lower" makes them).
@@ -83,6 +89,8 @@ struct PolyhedralModel {
   ModelSchedule schedule() const;
   /// Every kernel's AST, in program order (codegen's input); needs pass "ast".
   std::vector<isl::ast_node> asts() const;
+  /// The isl context of kernel `kernel`'s Scop (KernelRecord::context); needs pass "scop".
+  isl::ctx context(size_t kernel) const;
 };
 
 /// A pass of lowerToPolyhedral: `name` (`nasc inspect MODEL --after NAME`) and what it does,
@@ -108,13 +116,15 @@ const std::vector<PipelinePass> &pipelinePasses();
 /// forwardBlockedLayouts keeps activations blocked between kernels that can read them so.
 /// Kernels scheduled by default that have the same structure share the first one's
 /// dependences, default trace, schedule and AST object (and so, in codegen, one function).
+/// The passes from "scop" on work on up to `jobs` kernels at a time (ir::resolveThreads: 0 is
+/// every hardware thread); the result does not depend on `jobs`.
 /// Throws nasc::Error for unsupported ops or shapes, for a schedule entry that names no kernel
 /// or the same kernel as another entry, and for a `stopAfter` that names no pass;
 /// StaleScheduleStep (or its IllegalScheduleStep, RefusedScheduleStep) for a step that does not
 /// apply.
 PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule = {},
                                   const codegen::VectorUnit &unit = codegen::resolveTarget().vector,
-                                  const std::string &stopAfter = {});
+                                  const std::string &stopAfter = {}, int jobs = 0);
 
 /// Prints what pass `pass` made of `model` (lowered up to that pass or past it), for `nasc
 /// inspect MODEL --after PASS`: the graph (neural-steps); per kernel, or only the kernels

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 import torchvision
 
-MODELS = ("resnet18", "resnet34", "resnext50_32x4d")
+MODELS = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
+          "resnext101_32x8d", "wide_resnet50_2")
 
 
 def parse_shape(text):

@@ -3,14 +3,12 @@
 #include "compiler/nas/InitWeights.h"
 #include "compiler/nas/InsertBatchNorm.h"
 #include "ir/Error.h"
+#include "ir/ParallelWork.h"
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
-#include <thread>
 
 namespace nasc::nas {
 
@@ -56,32 +54,15 @@ ProxyScore measureRun(const ir::Graph &graph, const FisherOptions &options, cons
   return measureProxy(options.proxy, prepared, batch.images, batch.labels);
 }
 
-/// Every run's proxy, in run order, computed by up to options.threads threads (each takes the
-/// next run not yet taken); rethrows the error of the first run that failed.
+/// Every run's proxy, in run order, computed by up to options.threads threads; rethrows the
+/// error of the first run that failed.
 std::vector<ProxyScore> measureRuns(const ir::Graph &graph, const FisherOptions &options,
                                     const ImageBatch &batch) {
   const int runs = options.initWeights ? options.seeds : 1;
   std::vector<ProxyScore> results(static_cast<size_t>(runs));
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(runs));
-  std::atomic<int> next = 0;
-  auto work = [&] {
-    for (int run = next++; run < runs; run = next++) {
-      try {
-        results[run] = measureRun(graph, options, batch, run);
-      } catch (...) {
-        errors[run] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> workers;
-  for (int t = 1; t < std::min(options.threads, runs); ++t)
-    workers.emplace_back(work);
-  work();
-  for (std::thread &worker : workers)
-    worker.join();
-  for (const std::exception_ptr &error : errors)
-    if (error)
-      std::rethrow_exception(error);
+  ir::forEachInParallel(results.size(), options.threads, [&](size_t run) {
+    results[run] = measureRun(graph, options, batch, static_cast<int>(run));
+  });
   return results;
 }
 

@@ -327,7 +327,7 @@ TEST_CASE("compile --time-passes prints every phase and the total", "[cli]") {
   Result r = runNasc("compile " + spec.string() + " -o " + (scratch() / "libtiny.so").string() +
                      " --time-passes");
   REQUIRE(r.status == 0);
-  for (const char *phase : {"import", "dependences", "default trace", "isl AST", "LLVM O3",
-                            "object file", "link", "total"})
+  for (const char *phase :
+       {"import", "dependences", "schedule", "isl AST", "LLVM O3", "object file", "link", "total"})
     CHECK(contains(r.output, phase));
 }

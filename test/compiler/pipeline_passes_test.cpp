@@ -109,3 +109,50 @@ TEST_CASE("printAfterPass prints what the pass made", "[pipeline]") {
   CHECK(deps.str().rfind("kernel fc\n  flow: { ", 0) == 0);
   CHECK(deps.str().find("\n  reductions: { S1[") != std::string::npos);
 }
+
+TEST_CASE("kernels lowered on several threads get the traces and ASTs of one thread",
+          "[pipeline][parallel]") {
+  const ir::Graph graph = ir::loadModel(NASC_SOURCE_DIR "/models/resnet18.json");
+  const compiler::PolyhedralModel one = compiler::lowerToPolyhedral(graph, {}, {8, 16}, "", 1);
+  const compiler::PolyhedralModel three = compiler::lowerToPolyhedral(graph, {}, {8, 16}, "", 3);
+  REQUIRE(one.kernels.size() == three.kernels.size());
+  CHECK(compiler::scheduleToJson(one.schedule()) == compiler::scheduleToJson(three.schedule()));
+  size_t shared = 0;
+  for (size_t c = 0; c < one.kernels.size(); ++c) {
+    INFO("kernel " << one.program.calls[c].kernel.name);
+    CHECK(poly::astToString(*one.kernels[c].ast) == poly::astToString(*three.kernels[c].ast));
+    const compiler::KernelRecord &record = three.kernels[c];
+    if (record.sameAs) {
+      ++shared;
+      CHECK(record.context == three.kernels[*record.sameAs].context);
+      CHECK(record.ast->get() == three.kernels[*record.sameAs].ast->get());
+    }
+  }
+  // ResNet-18 repeats convs of one shape within a stage: one isl context per structure.
+  CHECK(shared > 0);
+  CHECK(three.contexts.size() == three.kernels.size() - shared);
+}
+
+TEST_CASE("of two kernels whose traces fail on several threads, the first one's error is "
+          "thrown",
+          "[pipeline][parallel][error]") {
+  const std::string path = test::writeModel("twoconvs", R"({"name": "twoconvs",
+    "inputs": [{"name": "x", "shape": [1, 3, 6, 6]}], "outputs": ["z"],
+    "nodes": [{"name": "conv1", "op_type": "Conv", "inputs": ["x", "w1"], "outputs": ["y"],
+               "attributes": {"kernel_shape": [1, 1]}},
+              {"name": "conv2", "op_type": "Conv", "inputs": ["y", "w2"], "outputs": ["z"],
+               "attributes": {"kernel_shape": [3, 3]}}],
+    "initializers": [{"name": "w1", "shape": [4, 3, 1, 1], "init": "he_normal", "seed": 1},
+                     {"name": "w2", "shape": [2, 4, 3, 3], "init": "he_normal", "seed": 2}]})")
+                               .string();
+  const compiler::ModelSchedule schedule = compiler::scheduleFromJson(
+      R"({"nasc_schedule": 1, "kernels": {
+        "conv2": [{"primitive": "parallelize", "statement": "S8", "member": 0, "band": 0}],
+        "conv1": [{"primitive": "parallelize", "statement": "S9", "member": 0, "band": 0}]}})",
+      "two.json");
+  for (int jobs : {1, 2, 4})
+    CHECK_THROWS_WITH(
+        compiler::lowerToPolyhedral(ir::loadModel(path), schedule, {8, 16}, "", jobs),
+        Catch::StartsWith("two.json: node 'conv1' step 1 parallelize(S9, member=0, band=0) "
+                          "does not apply: parallelize: no statement named 'S9'"));
+}

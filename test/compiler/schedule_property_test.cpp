@@ -83,7 +83,7 @@ std::map<std::string, int> checkRandomTraces(const KernelKind &kind) {
   compiler::PolyhedralModel base = compiler::lowerToPolyhedral(graph);
   std::vector<test::RandomTraceGenerator> generators;
   for (size_t c = 0; c < base.program.calls.size(); ++c) {
-    poly::Scop initial = poly::buildScop(base.isl->get(), base.program.calls[c].kernel);
+    poly::Scop initial = poly::buildScop(base.context(c), base.program.calls[c].kernel);
     base.kernels[c].scop = initial;
     generators.emplace_back(base.program.calls[c].kernel, *base.kernels[c].scop,
                             *base.kernels[c].dependences, static_cast<unsigned>(1000 + c));

@@ -124,7 +124,7 @@ inline int applyToKernels(compiler::PolyhedralModel &model, const KernelTransfor
   int replaced = 0;
   for (size_t i = 0; i < model.program.calls.size(); ++i) {
     const ir::Kernel &kernel = model.program.calls[i].kernel;
-    poly::Scop initial = poly::buildScop(model.isl->get(), kernel);
+    poly::Scop initial = poly::buildScop(model.context(i), kernel);
     std::optional<isl::schedule> schedule =
         transform(initial, *model.kernels[i].dependences, kernel);
     if (!schedule)

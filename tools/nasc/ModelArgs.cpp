@@ -23,6 +23,11 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
                  "shape on this target by this nasc version; Convs without records keep the "
                  "default")
       ->check(CLI::ExistingFile);
+  cmd.add_option("--jobs,-j", args.jobs,
+                 "Kernels compiled at a time, each in its own isl context (0: one per hardware "
+                 "thread); the generated code does not depend on it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 }
 
 void addTargetOptions(CLI::App &cmd, ModelArgs &args, bool cross) {
@@ -55,7 +60,7 @@ compiler::PolyhedralModel lowerModel(const ModelArgs &args, const codegen::Targe
       return search::withChoices(schedule, search::tunedChoices(transformed, db, target));
     });
   compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector, stopAfter);
+      compiler::lowerToPolyhedral(std::move(graph), schedule, target.vector, stopAfter, args.jobs);
   times.add(model.times);
   model.times = times;
   return model;
