@@ -78,9 +78,13 @@ llvm::GlobalVariable *constantBuffer(llvm::Module &module, const ir::Buffer &buf
 /// Builds `<prefix>run`: resolves each buffer to a pointer, then calls the kernels in order.
 class RunEmitter {
 public:
-  RunEmitter(llvm::Module &module, const ir::Program &program, const std::string &prefix,
-             bool profile)
-      : module_(module), program_(program), prefix_(prefix), builder_(module.getContext()) {
+  /// Emits `run`, the constants and `workspace_bytes` into parts[0], kernel functions into
+  /// the parts in turn.
+  RunEmitter(const std::vector<llvm::Module *> &parts, const ir::Program &program,
+             const std::string &prefix, bool profile)
+      : parts_(parts), module_(*parts.front()), program_(program), prefix_(prefix),
+        builder_(module_.getContext()) {
+    llvm::Module &module = module_;
     if (profile)
       profileHook_ = module.getOrInsertFunction(
           kProfileSymbol,
@@ -159,9 +163,29 @@ private:
     auto found = functions_.find(key);
     if (found != functions_.end())
       return found->second;
-    llvm::Function *function = emitKernel(module_, call.kernel, ast, prefix_ + call.kernel.name);
-    function->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::Module &part = *parts_[kernelPart(functions_.size())];
+    llvm::Function *function = emitKernel(part, call.kernel, ast, prefix_ + call.kernel.name);
+    if (&part == &module_)
+      function->setLinkage(llvm::GlobalValue::InternalLinkage);
+    else
+      function = declareInRunModule(*function);
     return functions_.emplace(key, KernelFunction{function, structure.tensorOrder}).first->second;
+  }
+
+  /// The part of the kernel function emitted `f`-th: with one part, that one; else the parts
+  /// after the first in turn (the first holds the constants, whose bytes take the code
+  /// generator as long as a few kernels).
+  size_t kernelPart(size_t f) const { return parts_.size() == 1 ? 0 : 1 + f % (parts_.size() - 1); }
+
+  /// A declaration in the module of `run` of `function`, defined (with external linkage) in
+  /// another part.
+  llvm::Function *declareInRunModule(const llvm::Function &function) {
+    auto *type = llvm::FunctionType::get(builder_.getVoidTy(),
+                                         {builder_.getPtrTy(), builder_.getInt32Ty()}, false);
+    auto *declaration =
+        llvm::Function::Create(type, llvm::Function::ExternalLinkage, function.getName(), module_);
+    declaration->addFnAttr(llvm::Attribute::NoUnwind);
+    return declaration;
   }
 
   /// `call`'s buffers in the tensor order of `kernel`'s function: the tensor it declares at
@@ -189,6 +213,7 @@ private:
     return array;
   }
 
+  std::vector<llvm::Module *> parts_;
   llvm::Module &module_;
   const ir::Program &program_;
   std::string prefix_;
@@ -201,13 +226,21 @@ private:
 
 } // namespace
 
-std::unique_ptr<llvm::Module> emitProgram(llvm::LLVMContext &context, const ir::Program &program,
-                                          const std::vector<isl::ast_node> &asts,
-                                          const std::string &symbolPrefix, bool profile) {
+std::vector<std::unique_ptr<llvm::Module>>
+emitProgram(const std::vector<llvm::LLVMContext *> &contexts, const ir::Program &program,
+            const std::vector<isl::ast_node> &asts, const std::string &symbolPrefix, bool profile) {
+  if (contexts.empty())
+    throw Error("program " + program.name + ": no LLVM context to emit it into");
   validateProgram(program, asts);
-  auto module = std::make_unique<llvm::Module>(program.name, context);
-  RunEmitter(*module, program, symbolPrefix, profile).emit(asts);
-  return module;
+  std::vector<std::unique_ptr<llvm::Module>> modules;
+  std::vector<llvm::Module *> parts;
+  for (size_t p = 0; p < contexts.size(); ++p) {
+    std::string name = p == 0 ? program.name : program.name + ".part" + std::to_string(p);
+    modules.push_back(std::make_unique<llvm::Module>(name, *contexts[p]));
+    parts.push_back(modules.back().get());
+  }
+  RunEmitter(parts, program, symbolPrefix, profile).emit(asts);
+  return modules;
 }
 
 } // namespace nasc::codegen

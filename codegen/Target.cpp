@@ -10,6 +10,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -134,6 +135,14 @@ void writeObjectFile(llvm::Module &module, llvm::TargetMachine &tm, const std::s
     out.clear_error();
     throw Error(path + ": write failed: " + message);
   }
+}
+
+std::unique_ptr<llvm::MemoryBuffer> compileObject(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream out(bytes);
+  emitFile(module, tm, out, llvm::CodeGenFileType::ObjectFile);
+  return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes),
+                                                         module.getName().str() + ".o", false);
 }
 
 std::string moduleToString(const llvm::Module &module) {

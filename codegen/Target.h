@@ -8,6 +8,7 @@
 #include <string>
 
 namespace llvm {
+class MemoryBuffer;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -34,6 +35,10 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &tm, const Target 
 /// Writes `module` (already optimized, triple and data layout set from `tm`) as a relocatable
 /// object file (ELF on Linux) to `path`. Throws nasc::Error if the file cannot be written.
 void writeObjectFile(llvm::Module &module, llvm::TargetMachine &tm, const std::string &path);
+
+/// `module` (as for writeObjectFile) compiled to a relocatable object file in memory, named
+/// after the module. `module` stays as it was.
+std::unique_ptr<llvm::MemoryBuffer> compileObject(llvm::Module &module, llvm::TargetMachine &tm);
 
 /// The module as textual LLVM IR (for `nasc inspect --stage llvm`).
 std::string moduleToString(const llvm::Module &module);

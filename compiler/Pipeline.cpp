@@ -327,7 +327,7 @@ void printAfterPass(std::ostream &out, const PolyhedralModel &model, const std::
 
 codegen::GeneratedCode generateCode(const PolyhedralModel &model, const CompileOptions &options) {
   return codegen::GeneratedCode(model.program, model.asts(), options.symbolPrefix, options.target,
-                                options.profile);
+                                options.profile, options.jobs);
 }
 
 } // namespace nasc::compiler

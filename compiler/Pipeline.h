@@ -32,6 +32,9 @@ struct CompileOptions {
   int threads = 1;
   /// JIT only: emit the per-kernel timing hook (runtime::KernelProfile), for nasc bench.
   bool profile = false;
+  /// Threads that optimize and compile the code's parts (codegen::GeneratedCode;
+  /// ir::resolveThreads: 0 is every hardware thread); the code does not depend on it.
+  int jobs = 0;
 };
 
 /// One kernel of a lowered model (the call program.calls[c] of PolyhedralModel::kernels[c])

@@ -67,18 +67,20 @@ ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptio
                                 const std::string &soPath, const std::string &headerPath) {
   const std::string cc = linkCompiler(options.target.native ? "native" : options.target.triple);
   TempDir tmp;
-  fs::path object = tmp.path / "model.o";
   fs::path abi = tmp.path / "abi.c";
   fs::path exports = tmp.path / "exports.map";
   codegen::GeneratedCode code = generateCode(model, options);
-  code.writeObject(object.string());
+  const std::vector<std::string> objects = code.writeObjects((tmp.path / "model").string());
   ir::PassTimes times = code.times();
   writeText(abi,
             libraryAbiSource(model.program, options.symbolPrefix, options.target, options.threads));
   writeText(exports, "{ global: nasc_model_*; local: *; };\n");
   times.time("link", [&] {
-    runCommand({cc, "-O2", "-std=c11", "-fopenmp", "-fPIC", "-shared", "-o", soPath, abi.string(),
-                object.string(), "-Wl,--version-script=" + exports.string(), "-lm"});
+    std::vector<std::string> command = {cc,        "-O2", "-std=c11", "-fopenmp",  "-fPIC",
+                                        "-shared", "-o",  soPath,     abi.string()};
+    command.insert(command.end(), objects.begin(), objects.end());
+    command.insert(command.end(), {"-Wl,--version-script=" + exports.string(), "-lm"});
+    runCommand(command);
   });
   if (!headerPath.empty())
     writeText(headerPath, libraryAbiHeader(model.program, options.target));

@@ -9,9 +9,7 @@
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 namespace nasc::runtime {
 
@@ -48,9 +46,9 @@ JitModule::JitModule(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit
 
 JitModule::~JitModule() = default;
 
-std::unique_ptr<JitModule> JitModule::create(std::unique_ptr<llvm::Module> module,
-                                             std::unique_ptr<llvm::LLVMContext> context,
-                                             const codegen::Target &target) {
+std::unique_ptr<JitModule>
+JitModule::create(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
+                  const codegen::Target &target) {
   codegen::initializeLlvm();
   codegen::requireRunnableHere(target);
   llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple)};
@@ -61,11 +59,10 @@ std::unique_ptr<JitModule> JitModule::create(std::unique_ptr<llvm::Module> modul
       unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(machine)).create(),
              "creating LLJIT");
   defineRuntimeSymbols(*jit);
-  if (module->getDataLayout().isDefault())
-    module->setDataLayout(jit->getDataLayout());
-  std::string name = module->getName().str();
-  check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-        "adding module '" + name + "'");
+  for (std::unique_ptr<llvm::MemoryBuffer> &object : objects) {
+    std::string name = object->getBufferIdentifier().str();
+    check(jit->addObjectFile(std::move(object)), "adding object '" + name + "'");
+  }
   return std::unique_ptr<JitModule>(new JitModule(std::move(jit)));
 }
 

@@ -1,14 +1,14 @@
-// In-process JIT (ORC LLJIT) for generated modules: compile for the host CPU, look up symbols.
+// In-process JIT (ORC LLJIT) for generated code: link its object files, look up symbols.
 #pragma once
 
 #include "codegen/TargetDescription.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
-class LLVMContext;
-class Module;
+class MemoryBuffer;
 namespace orc {
 class LLJIT;
 } // namespace orc
@@ -16,18 +16,16 @@ class LLJIT;
 
 namespace nasc::runtime {
 
-/// One JIT-compiled module. The machine code lives as long as this object.
+/// JIT-linked generated code. The machine code lives as long as this object.
 class JitModule {
 public:
-  /// Compiles `module` (owned with its `context`) for `target` (its triple, CPU and features)
-  /// with LLJIT and aggressive code generation. The module is expected to be optimized already
-  /// (codegen::optimizeModule for the same target); its data layout is set to the JIT's if
-  /// empty. Process symbols (memset, memcpy) resolve, and so does the runtime's
-  /// nasc_parallel_for (runtime/jit/ParallelFor.h, an absolute symbol of the main JITDylib).
+  /// Links relocatable object files compiled for `target` (its triple, CPU and features;
+  /// codegen::GeneratedCode::takeObjects) in LLJIT. Process symbols (memset, memcpy) resolve,
+  /// and so does the runtime's nasc_parallel_for (runtime/jit/ParallelFor.h, an absolute symbol
+  /// of the main JITDylib); so do the objects' symbols between them.
   /// Throws nasc::Error if `target`'s code cannot run on this machine (another triple, or a CPU
   /// feature this machine lacks: codegen::requireRunnableHere) or if LLVM fails.
-  static std::unique_ptr<JitModule> create(std::unique_ptr<llvm::Module> module,
-                                           std::unique_ptr<llvm::LLVMContext> context,
+  static std::unique_ptr<JitModule> create(std::vector<std::unique_ptr<llvm::MemoryBuffer>> objects,
                                            const codegen::Target &target);
   ~JitModule();
   JitModule(const JitModule &) = delete;

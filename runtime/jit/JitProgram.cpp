@@ -3,8 +3,7 @@
 #include "ir/Error.h"
 #include "runtime/jit/JitModule.h"
 
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <cstdlib>
 
@@ -12,9 +11,7 @@ namespace nasc::runtime {
 
 JitProgram::JitProgram(codegen::GeneratedCode code, const std::string &symbolPrefix) {
   codegen::Target target = code.target();
-  std::unique_ptr<llvm::LLVMContext> context = code.takeContext();
-  std::unique_ptr<llvm::Module> module = code.takeModule();
-  module_ = JitModule::create(std::move(module), std::move(context), target);
+  module_ = JitModule::create(code.takeObjects(), target);
   run_ = reinterpret_cast<RunFn>(module_->lookup(symbolPrefix + "run"));
   workspaceBytes_ =
       *static_cast<const int64_t *>(module_->lookup(symbolPrefix + "workspace_bytes"));

@@ -194,6 +194,25 @@ std::string readFile(const fs::path &path) {
 
 } // namespace
 
+TEST_CASE("a library compiled on one or three threads is the same file, its code in 8 modules",
+          "[cli][jobs]") {
+  fs::path dir = scratch();
+  for (const char *jobs : {"1", "3"})
+    REQUIRE(runNasc("compile " + kModel + " -o " +
+                    (dir / ("libj" + std::string(jobs) + ".so")).string() + " --jobs " + jobs)
+                .status == 0);
+  CHECK(readFile(dir / "libj1.so") == readFile(dir / "libj3.so"));
+  // ResNet-18's 24 kernels: run and the weights, then the kernel functions, over
+  // codegen::kCodegenParts = 8 modules.
+  Result llvm = runNasc("inspect " + kModel + " --stage llvm -j 2");
+  REQUIRE(llvm.status == 0);
+  size_t modules = 0;
+  for (size_t at = llvm.output.find("; ModuleID = "); at != std::string::npos;
+       at = llvm.output.find("; ModuleID = ", at + 1))
+    ++modules;
+  CHECK(modules == 8);
+}
+
 TEST_CASE("inspect --stage schedule prints a trace that --schedule replays bit-identically",
           "[cli][schedule]") {
   fs::path dir = scratch();

@@ -1,15 +1,13 @@
 #include "CodegenTestSupport.h"
 
-#include "codegen/ProgramEmitter.h"
+#include "codegen/GeneratedCode.h"
 #include "codegen/Target.h"
 #include "polyhedral/Dependences.h"
 #include "polyhedral/ParallelLoops.h"
 #include "polyhedral/Scop.h"
 
 #include <catch2/catch.hpp>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Target/TargetMachine.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,14 +39,11 @@ CompiledProgram compileParallelProgram(const ir::Program &program, const std::st
 CompiledProgram compileProgramWithAsts(const ir::Program &program,
                                        const std::vector<isl::ast_node> &asts,
                                        const std::string &prefix) {
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = codegen::emitProgram(*context, program, asts, prefix);
   codegen::Target target = codegen::resolveTarget();
-  std::unique_ptr<llvm::TargetMachine> tm = codegen::createTargetMachine(target);
-  codegen::optimizeModule(*module, *tm, target);
+  codegen::GeneratedCode code(program, asts, prefix, target);
   CompiledProgram compiled;
-  compiled.optimizedIr = codegen::moduleToString(*module);
-  compiled.jit = runtime::JitModule::create(std::move(module), std::move(context), target);
+  compiled.optimizedIr = code.llvmIr();
+  compiled.jit = runtime::JitModule::create(code.takeObjects(), target);
   compiled.run = reinterpret_cast<RunFunction>(compiled.jit->lookup(prefix + "run"));
   compiled.workspaceBytes =
       *static_cast<const int64_t *>(compiled.jit->lookup(prefix + "workspace_bytes"));

@@ -18,7 +18,7 @@ namespace nasc::test {
 using RunFunction = void (*)(const float *const *inputs, float *const *outputs, float *workspace,
                              int32_t threads);
 
-/// A program compiled in process: ast -> LLVM -> O3 -> JIT.
+/// A program compiled in process: ast -> LLVM -> O3 -> object files -> JIT.
 struct CompiledProgram {
   std::unique_ptr<runtime::JitModule> jit;
   RunFunction run = nullptr;
@@ -27,7 +27,7 @@ struct CompiledProgram {
 };
 
 /// Compiles `program` with the initial schedule of each kernel (buildScop -> generateAst ->
-/// emitProgram -> optimizeModule for the host -> JitModule) and looks up its symbols.
+/// codegen::GeneratedCode for the host -> JitModule) and looks up its symbols.
 CompiledProgram compileProgram(const ir::Program &program, const std::string &prefix);
 
 /// Like compileProgram, but each kernel's schedule first gets its parallel loops marked

@@ -1,17 +1,14 @@
-// Object files: writeObjectFile output links into a shared library that runs correctly.
+// Object files: GeneratedCode::writeObjects output links into a shared library that runs
+// correctly.
 #include "CodegenTestSupport.h"
 #include "EigenReference.h"
 #include "TestKernels.h"
-#include "codegen/ProgramEmitter.h"
-#include "codegen/Target.h"
+#include "codegen/GeneratedCode.h"
 #include "ir/Error.h"
 #include "polyhedral/Scop.h"
 
 #include <catch2/catch.hpp>
 #include <dlfcn.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Target/TargetMachine.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -23,19 +20,16 @@ using Kind = ir::BufferKind;
 
 namespace {
 
-/// Compiles `program` for the host and writes it as an object file to `path`.
+/// Compiles `program` (one kernel, so one part) for the host and writes it as an object file
+/// to `<stem>0.o`.
 void writeProgramObject(const ir::Program &program, const std::string &prefix,
-                        const std::string &path) {
+                        const std::string &stem) {
   poly::IslContext isl;
   std::vector<isl::ast_node> asts;
   for (const ir::KernelCall &call : program.calls)
     asts.push_back(poly::generateAst(poly::buildScop(isl.get(), call.kernel)));
-  llvm::LLVMContext context;
-  auto module = codegen::emitProgram(context, program, asts, prefix);
-  codegen::Target target = codegen::resolveTarget();
-  auto tm = codegen::createTargetMachine(target);
-  codegen::optimizeModule(*module, *tm, target);
-  codegen::writeObjectFile(*module, *tm, path);
+  codegen::GeneratedCode code(program, asts, prefix, codegen::resolveTarget());
+  REQUIRE(code.writeObjects(stem) == std::vector<std::string>{stem + "0.o"});
 }
 
 bool startsWithElfMagic(const std::string &path) {
@@ -47,16 +41,17 @@ bool startsWithElfMagic(const std::string &path) {
 
 } // namespace
 
-TEST_CASE("An object file from writeObjectFile links into a .so whose run matches Eigen",
-          "[codegen][object]") {
+TEST_CASE(
+    "An object file from GeneratedCode::writeObjects links into a .so whose run matches Eigen",
+    "[codegen][object]") {
   ConvShape shape;
   ir::Program program = singleKernelProgram(
       conv2dBias(shape, false), {Kind::Input, Kind::Constant, Kind::Constant, Kind::Output},
       {randomValues(shape.k * shape.c * shape.r * shape.s, 21), randomValues(shape.k, 22)});
   std::filesystem::path dir = std::filesystem::temp_directory_path() / "nasc_codegen_object_test";
   std::filesystem::create_directories(dir);
-  std::string object = (dir / "conv.o").string(), library = (dir / "libconv.so").string();
-  writeProgramObject(program, "objtest_", object);
+  std::string object = (dir / "conv0.o").string(), library = (dir / "libconv.so").string();
+  writeProgramObject(program, "objtest_", (dir / "conv").string());
   REQUIRE(startsWithElfMagic(object));
   REQUIRE(std::system(("cc -shared -o " + library + " " + object).c_str()) == 0);
 
@@ -84,14 +79,11 @@ TEST_CASE("A cross target machine for aarch64 emits an AArch64 ELF object", "[co
   poly::IslContext isl;
   std::vector<isl::ast_node> asts = {
       poly::generateAst(poly::buildScop(isl.get(), program.calls[0].kernel))};
-  llvm::LLVMContext context;
-  auto module = codegen::emitProgram(context, program, asts, "cross_");
-  codegen::Target target = codegen::resolveTarget("aarch64-linux-gnu");
-  auto tm = codegen::createTargetMachine(target);
-  codegen::optimizeModule(*module, *tm, target);
-  std::filesystem::path path = std::filesystem::temp_directory_path() / "nasc_codegen_cross_test.o";
-  codegen::writeObjectFile(*module, *tm, path.string());
-  std::ifstream in(path, std::ios::binary);
+  codegen::GeneratedCode code(program, asts, "cross_", codegen::resolveTarget("aarch64-linux-gnu"));
+  std::filesystem::path stem = std::filesystem::temp_directory_path() / "nasc_codegen_cross_test";
+  const std::vector<std::string> paths = code.writeObjects(stem.string());
+  REQUIRE(paths.size() == 1);
+  std::ifstream in(paths[0], std::ios::binary);
   unsigned char header[20] = {};
   in.read(reinterpret_cast<char *>(header), sizeof header);
   REQUIRE(header[0] == 0x7f);

@@ -88,6 +88,7 @@ void printBreakdown(const ir::Program &program, const Timings &timings) {
 void bench(const BenchArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target();
+  options.jobs = args.jobs;
   options.threads = args.threads;
   options.profile = true;
   codegen::requireRunnableHere(options.target);

@@ -18,6 +18,7 @@ struct CompileArgs : ModelArgs {
 void compile(const CompileArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target();
+  options.jobs = args.jobs;
   options.threads = args.threads;
   compiler::PolyhedralModel model = lowerModel(args, options.target);
   ir::PassTimes times = model.times;

@@ -83,6 +83,7 @@ void inspect(const InspectArgs &args) {
     return printCost(args);
   compiler::CompileOptions options;
   options.target = args.target();
+  options.jobs = args.jobs;
   if (args.stage == "target") {
     std::cout << codegen::describeTarget(options.target);
     return;

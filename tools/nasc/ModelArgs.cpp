@@ -24,8 +24,9 @@ void addModelOptions(CLI::App &cmd, ModelArgs &args) {
                  "default")
       ->check(CLI::ExistingFile);
   cmd.add_option("--jobs,-j", args.jobs,
-                 "Kernels compiled at a time, each in its own isl context (0: one per hardware "
-                 "thread); the generated code does not depend on it")
+                 "Compiler threads (0: one per hardware thread): the polyhedral passes work on "
+                 "that many kernels at a time, each in its own isl context, and LLVM on that "
+                 "many of the code's parts; the generated code does not depend on it")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }

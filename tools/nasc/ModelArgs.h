@@ -17,7 +17,7 @@ struct ModelArgs {
   std::string triple = "native"; ///< --target
   std::string cpu;               ///< --cpu; empty: codegen::defaultCpu() ($NASC_CPU or host)
   std::string db;                ///< --db: a tuning database whose fastest choices are used
-  int jobs = 0;                  ///< --jobs: kernels compiled at a time (0: every hardware thread)
+  int jobs = 0;                  ///< --jobs: compiler threads (0: every hardware thread)
 
   /// codegen::resolveTarget(triple, cpu). Throws nasc::Error for an unknown triple or CPU.
   codegen::Target target() const { return codegen::resolveTarget(triple, cpu); }

@@ -19,6 +19,7 @@ struct RunArgs : ModelArgs {
 void run(const RunArgs &args) {
   compiler::CompileOptions options;
   options.target = args.target();
+  options.jobs = args.jobs;
   options.threads = args.threads;
   codegen::requireRunnableHere(options.target);
   compiler::PolyhedralModel lowered = lowerModel(args, options.target);
