@@ -28,7 +28,7 @@ struct Part {
 struct GeneratedCode::Impl {
   Target description;
   ir::PassTimes times;
-  int jobs = 1;
+  int jobs = 0; ///< ir::forEachInParallel threads (0: every hardware thread)
   std::vector<Part> parts;
 };
 
@@ -37,7 +37,7 @@ GeneratedCode::GeneratedCode(const ir::Program &program, const std::vector<isl::
                              int jobs)
     : impl_(std::make_unique<Impl>()) {
   impl_->description = target;
-  impl_->jobs = ir::resolveThreads(jobs);
+  impl_->jobs = jobs;
   impl_->parts.resize(std::clamp<size_t>(program.calls.size(), 1, kCodegenParts));
   std::vector<llvm::LLVMContext *> contexts;
   for (Part &part : impl_->parts) {

@@ -356,14 +356,16 @@ private:
 
 } // namespace
 
+llvm::FunctionType *kernelFunctionType(llvm::LLVMContext &context) {
+  return llvm::FunctionType::get(
+      llvm::Type::getVoidTy(context),
+      {llvm::PointerType::get(context, 0), llvm::Type::getInt32Ty(context)}, false);
+}
+
 llvm::Function *emitKernel(llvm::Module &module, const ir::Kernel &kernel, const isl::ast_node &ast,
                            const std::string &functionName) {
-  llvm::LLVMContext &ctx = module.getContext();
-  auto *type =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
-                              {llvm::PointerType::get(ctx, 0), llvm::Type::getInt32Ty(ctx)}, false);
-  auto *function =
-      llvm::Function::Create(type, llvm::Function::ExternalLinkage, functionName, module);
+  auto *function = llvm::Function::Create(kernelFunctionType(module.getContext()),
+                                          llvm::Function::ExternalLinkage, functionName, module);
   if (function->getName() != functionName) {
     function->eraseFromParent();
     throw Error("codegen: function name '" + functionName + "' is already used in the module");

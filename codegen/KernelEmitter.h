@@ -10,10 +10,16 @@
 
 namespace llvm {
 class Function;
+class FunctionType;
+class LLVMContext;
 class Module;
 } // namespace llvm
 
 namespace nasc::codegen {
+
+/// The type of every kernel function, `void (ptr tensors, i32 threads)`, in `context` (also
+/// for declaring a kernel defined in another module).
+llvm::FunctionType *kernelFunctionType(llvm::LLVMContext &context);
 
 /// Emits into `module` the function `void functionName(ptr noalias readonly tensors,
 /// i32 threads)` that executes `kernel` in the order of `ast` (poly::generateAst of the

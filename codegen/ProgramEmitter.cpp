@@ -84,21 +84,20 @@ public:
              const std::string &prefix, bool profile)
       : parts_(parts), module_(*parts.front()), program_(program), prefix_(prefix),
         builder_(module_.getContext()) {
-    llvm::Module &module = module_;
     if (profile)
-      profileHook_ = module.getOrInsertFunction(
+      profileHook_ = module_.getOrInsertFunction(
           kProfileSymbol,
           llvm::FunctionType::get(builder_.getVoidTy(), {builder_.getInt32Ty()}, false));
     llvm::Type *ptr = builder_.getPtrTy();
     auto *type = llvm::FunctionType::get(builder_.getVoidTy(),
                                          {ptr, ptr, ptr, builder_.getInt32Ty()}, false);
-    run_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, prefix + "run", module);
+    run_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, prefix + "run", module_);
     run_->addFnAttr(llvm::Attribute::NoUnwind);
     run_->getArg(0)->setName("inputs");
     run_->getArg(1)->setName("outputs");
     run_->getArg(2)->setName("workspace");
     run_->getArg(3)->setName("threads");
-    builder_.SetInsertPoint(llvm::BasicBlock::Create(module.getContext(), "entry", run_));
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(module_.getContext(), "entry", run_));
   }
 
   void emit(const std::vector<isl::ast_node> &asts) {
@@ -180,10 +179,9 @@ private:
   /// A declaration in the module of `run` of `function`, defined (with external linkage) in
   /// another part.
   llvm::Function *declareInRunModule(const llvm::Function &function) {
-    auto *type = llvm::FunctionType::get(builder_.getVoidTy(),
-                                         {builder_.getPtrTy(), builder_.getInt32Ty()}, false);
     auto *declaration =
-        llvm::Function::Create(type, llvm::Function::ExternalLinkage, function.getName(), module_);
+        llvm::Function::Create(kernelFunctionType(module_.getContext()),
+                               llvm::Function::ExternalLinkage, function.getName(), module_);
     declaration->addFnAttr(llvm::Attribute::NoUnwind);
     return declaration;
   }

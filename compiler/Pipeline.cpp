@@ -25,7 +25,7 @@ std::string kernelNode(const ir::KernelCall &call) {
 struct PassInputs {
   const ModelSchedule &schedule;
   const codegen::VectorUnit &unit;
-  int jobs; ///< Threads of the passes that work per isl context (ir::resolveThreads).
+  int jobs; ///< Threads of the passes that work per isl context (0: every hardware thread).
 };
 
 /// For each call, the index of the entry of `schedule` naming it, or -1. Entries of only neural
@@ -311,7 +311,7 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
   PolyhedralModel model;
   model.graph = std::move(graph);
   model.scheduleSource = schedule.source.empty() ? "default schedule" : schedule.source;
-  const PassInputs inputs{schedule, unit, ir::resolveThreads(jobs)};
+  const PassInputs inputs{schedule, unit, jobs};
   for (const PassDefinition &definition : passDefinitions()) {
     definition.run(model, inputs);
     if (definition.pass.name == stopAfter)

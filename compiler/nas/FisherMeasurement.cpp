@@ -7,7 +7,6 @@
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace nasc::nas {
