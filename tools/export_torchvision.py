@@ -21,7 +21,12 @@ import torch
 import torchvision
 
 MODELS = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
-          "resnext101_32x8d", "wide_resnet50_2")
+          "resnext101_32x8d", "wide_resnet50_2", "cifar_resnet18", "cifar_resnet34")
+
+# CIFAR forms (Turner et al. 2021, the BlockSwap code; models/cifar_resnet34.json): the
+# torchvision ResNet of the same depth with a 3x3 stride-1 stem conv of 64 channels, no maxpool
+# and 10 classes; run at 1x3x32x32.
+CIFAR_PREFIX = "cifar_"
 
 
 def parse_shape(text):
@@ -48,9 +53,14 @@ def randomize_batchnorm(model, generator):
 
 
 def build_model(name, seed):
-    """torchvision model `name` with seeded random weights, in eval mode."""
+    """torchvision model `name` (or its CIFAR form) with seeded random weights, in eval mode."""
     torch.manual_seed(seed)
-    model = getattr(torchvision.models, name)(weights=None)
+    if name.startswith(CIFAR_PREFIX):
+        model = getattr(torchvision.models, name[len(CIFAR_PREFIX):])(weights=None, num_classes=10)
+        model.conv1 = torch.nn.Conv2d(3, 64, 3, 1, 1, bias=False)
+        model.maxpool = torch.nn.Identity()
+    else:
+        model = getattr(torchvision.models, name)(weights=None)
     randomize_batchnorm(model, torch.Generator().manual_seed(seed))
     return model.eval()
 

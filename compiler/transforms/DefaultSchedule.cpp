@@ -254,12 +254,16 @@ public:
         steps.push_back(band.split(loop.dim, loop.count));
       inner.push_back(band.innermost(loop.dim));
     }
+    if (tile->reductionChunk)
+      steps.push_back(band.split(tile->reductionChunk->dim, tile->reductionChunk->count));
     std::vector<Member> order, reductions;
     for (const Member &m : band.members())
       if (std::find(inner.begin(), inner.end(), m) == inner.end())
         (isReductionDim(st, m.dim) ? reductions : order).push_back(m);
     if (tile->rowsOutside)
       moveRowsAfterOuterOutputs(order, tile->channels, tile->columns);
+    if (tile->reductionChunk)
+      moveChunksAfterChannels(order, reductions, tile->reductionChunk->dim, tile->channels);
     order.insert(order.end(), reductions.begin(), reductions.end());
     order.insert(order.end(), inner.begin(), inner.end());
     if (std::optional<ScheduleStep> step = band.interchange(order))
@@ -288,6 +292,17 @@ public:
     auto before =
         std::find_if(order.begin(), order.end(), [&](const Member &m) { return m.dim == columns; });
     order.insert(before, moved);
+  }
+
+  /// Moves the outer part of the chunked reduction iterator `chunked` from `reductions` to just
+  /// after the outer part of iterator `channels` in `order` (the outer output members):
+  /// RegisterTile::reductionChunk.
+  static void moveChunksAfterChannels(std::vector<Member> &order, std::vector<Member> &reductions,
+                                      size_t chunked, size_t channels) {
+    const Member chunks{chunked, 0};
+    reductions.erase(std::find(reductions.begin(), reductions.end(), chunks));
+    auto at = std::find(order.begin(), order.end(), Member{channels, 0});
+    order.insert(at == order.end() ? at : at + 1, chunks);
   }
 
   /// The steps giving statement `neighbour` the first `depth` loops of the register-tiled
@@ -560,6 +575,59 @@ bool rowsOutsideByTraffic(const ir::Statement &st, const std::vector<const ir::A
          streamedBeyondCache(input, blocks, input + weights / blocks);
 }
 
+/// Whether a broadcast load of `st` (one not along `width`) reads a window: one of its indices
+/// adds a reduction iterator of more than one iteration to an output iterator (oh + r of a 3x3
+/// conv; a 1x1 conv's r has one iteration).
+bool windowed(const ir::Statement &st, const std::vector<const ir::Access *> &loads, size_t width) {
+  auto windowIndex = [&](const ir::AffineExpr &e) {
+    bool output = false, window = false;
+    for (size_t d = 0; d < e.coeffs.size(); ++d) {
+      if (e.coeffs[d] == 0)
+        continue;
+      if (!isReductionDim(st, d))
+        output = true;
+      else if (st.extents[d] > 1)
+        window = true;
+    }
+    return output && window;
+  };
+  return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+    return !usesIterator(*a, width) && std::any_of(a->index.begin(), a->index.end(), windowIndex);
+  });
+}
+
+/// The reductionChunk of a one-vector tile with output-channel iterator K in rows of `jam` and
+/// vector dimension `width` (defaultRegisterTile): for a statement that is not windowed and whose
+/// weights (the loads along `width` that use K) of one iteration of K's outer loop exceed
+/// kL1WeightBytes, its first reduction iterator that the weights and a broadcast load use, in
+/// chunks of the largest divisor of its extent up to kReductionChunk; nullopt otherwise or
+/// when that divisor is the whole extent.
+std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
+                                                 const std::vector<const ir::Access *> &loads,
+                                                 size_t K, int64_t jam, size_t width) {
+  double weights = 0;
+  for (const ir::Access *a : loads)
+    if (usesIterator(*a, width) && usesIterator(*a, K))
+      weights = std::max(weights, bytes(footprint(st, *a)));
+  if (windowed(st, loads, width) ||
+      weights * static_cast<double>(jam) / static_cast<double>(st.extents[K]) <= kL1WeightBytes)
+    return std::nullopt;
+  for (size_t d = 0; d < st.depth(); ++d) {
+    auto uses = [&](bool along) {
+      return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
+        return usesIterator(*a, width) == along && usesIterator(*a, d);
+      });
+    };
+    if (!isReductionDim(st, d) || !uses(true) || !uses(false))
+      continue;
+    const int64_t count = largestDivisor(st.extents[d], kReductionChunk);
+    if (count == st.extents[d])
+      return std::nullopt;
+    return RegisterTile::Loop{d, static_cast<int>(count)};
+  }
+  return std::nullopt;
+}
+
 /// `choice` (TraceChoices::order) as a rowsOutside, `otherwise` when it is 0.
 bool rowsOutsideChoice(int choice, bool otherwise) {
   return choice == 0 ? otherwise : choice == kRowsOutside;
@@ -668,6 +736,8 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
   if (K && st.extents[*K] > bestJam) {
     tile.rowsOutside =
         rowsOutsideChoice(choices.order, rowsOutsideByTraffic(st, loads, *K, bestJam, *J, width));
+    if (!tile.rowsOutside)
+      tile.reductionChunk = reductionChunk(st, loads, *K, bestJam, width);
     tile.channels = *K;
     tile.columns = *J;
   }

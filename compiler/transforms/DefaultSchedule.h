@@ -123,6 +123,11 @@ struct RegisterTile {
   bool rowsOutside = false;
   size_t channels = 0; ///< With rowsOutside: the output-channel iterator (k0, or k in NCHW).
   size_t columns = 0;  ///< With rowsOutside: the output-column iterator (ow).
+  /// A reduction iterator (c0) split into chunks of `count` iterations, the chunks' loop right
+  /// after the outer part of `channels` ((n, k0, c0 chunk, oh, ow0, c0 in chunk, ...)), so one
+  /// chunk of the weights stays in the L1 cache across every output row and column; nullopt
+  /// for no chunks.
+  std::optional<Loop> reductionChunk;
 };
 
 /// Most vectors along the innermost output dimension of an unblocked register tile (its rows
@@ -155,6 +160,16 @@ inline constexpr int kProducerFuseDepth = 2;
 /// loop streams it again (rowsOutside): half of the 1 MiB per-core L2 of Zen 4/5 and of Intel's
 /// server cores, the rest left to the other operand, the outputs and conflicts.
 inline constexpr double kStreamCacheBytes = 512 * 1024;
+
+/// Bytes of the weights one output-channel iteration of a register tile reads that the L1 data
+/// cache keeps across the tiles of a row: a quarter of the 32 KiB of Zen 3-5 and Intel cores (the
+/// rest holds the input rows streamed through it).
+inline constexpr double kL1WeightBytes = 8 * 1024;
+
+/// Iterations of the input-channel block loop (c0) in a reduction chunk: 8 blocks, 64 channels
+/// with 8-lane blocks (measured on AVX2 for 1x1 convs at 14x14 and 28x28: 4 and 16 slower,
+/// docs/performance.md).
+inline constexpr int kReductionChunk = 8;
 
 /// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
 /// 14 x 2 tile, spilled: docs/performance.md).
@@ -196,7 +211,15 @@ inline constexpr int kMinChannelBlock = 4;
 ///    ResNeXt-50's 1x1 512 -> 256 at 28x28 streams 1.6 MB of input 8 times, its 512 KB of
 ///    weights stay: rows outside; ResNet-34's 3x3 512 -> 512 at 7x7 streams 166 KB of input
 ///    beside 590 KB of weights 16 times (2.5 MB), against 9.4 MB of weights 7 times: channels
-///    outside (measured on Zen 5, 1 and 2 threads, docs/performance.md);
+///    outside (measured on Zen 5, 1 and 2 threads, docs/performance.md); with channels
+///    outside, a windowless statement (a 1x1 conv: no broadcast index adds a reduction iterator
+///    of more than one iteration to an output one) whose weights of one iteration of K's outer
+///    loop exceed kL1WeightBytes gets a reductionChunk of its first reduction iterator used by
+///    the weights and the broadcast loads (c0), of the largest divisor of its extent up to
+///    kReductionChunk, when that is below the extent (AVX2, 1 thread, in ResNeXt-50: its 1x1
+///    512 -> 1024 at 14x14 0.64-0.81x the time, 2048 -> 1024 at 7x7 0.66-0.72x, 1024 -> 2048
+///    at 7x7 1.10-1.24x; turning a rows-outside tile into a chunked one was slower as often as
+///    faster, docs/performance.md);
 ///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
 ///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
 ///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most
@@ -208,7 +231,7 @@ inline constexpr int kMinChannelBlock = 4;
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 /// `choices.jam` and `choices.unroll`, where they apply, replace j and the limit of r;
 /// `choices.order` (kChannelsOutside, kRowsOutside) replaces rowsOutside where a tile has an
-/// output-channel loop.
+/// output-channel loop; kRowsOutside leaves out the reductionChunk.
 std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
                                                 const codegen::VectorUnit &unit,
                                                 const TraceChoices &choices = {});

@@ -420,3 +420,43 @@ TEST_CASE("a one-vector tile takes output rows only when they read adjacent inpu
   CHECK(tileOf(4, 14, 2, 1) == Loops{{3, 7}, {4, 8}});
   CHECK(tileOf(4, 14, 2, 4) == Loops{{4, 7}, {5, 8}});
 }
+
+TEST_CASE("a 1x1 conv's channels-outside tile chunks its input channels when a block's weights "
+          "outgrow the L1 share",
+          "[block-channels][default-schedule][jit]") {
+  // S1[n, k0, oh, ow, k1, c0, r, s, c1] of a conv C -> 64 at 14 x 14, AVX2 (8 lanes, 16
+  // registers), blocks of 8: the tile is 1 x 14 columns with k0 outside the rows. Per k0 the
+  // weights are C x 8 floats: 512 channels, 16 KiB > kL1WeightBytes (8 KiB): c0 (64 blocks)
+  // in chunks of 8; 128 channels, 4 KiB: no chunks. A 3x3 window or rows outside: no chunks.
+  const codegen::VectorUnit avx2{8, 16};
+  auto tileOf = [&](int64_t c, int64_t kernel, compiler::TraceChoices choices = {}) {
+    const std::string pads = kernel == 3 ? R"({"pads": [1, 1, 1, 1]})" : "{}";
+    ir::Program program = lower("chunk", convNet("chunk", c, 14, 14, 64, kernel, pads));
+    if (kernel == 3)
+      compiler::padInput(program, 0, "S1");
+    compiler::blockChannels(program, 0, "S1", 8);
+    return compiler::defaultRegisterTile(*compiler::findStatement(program.calls[0].kernel, "S1"),
+                                         avx2, choices)
+        .value();
+  };
+  const compiler::RegisterTile chunked = tileOf(512, 1);
+  CHECK_FALSE(chunked.rowsOutside);
+  REQUIRE(chunked.reductionChunk.has_value());
+  CHECK(chunked.reductionChunk->dim == 5);
+  CHECK(chunked.reductionChunk->count == 8);
+  CHECK_FALSE(tileOf(128, 1).reductionChunk.has_value());
+  CHECK_FALSE(tileOf(512, 3).reductionChunk.has_value());
+  const compiler::RegisterTile rows = tileOf(512, 1, {0, 0, 0, compiler::kRowsOutside});
+  CHECK(rows.rowsOutside);
+  CHECK_FALSE(rows.reductionChunk.has_value());
+
+  // The chunked default schedule (c0 split by 8, its chunks' loop right after k0, the bias and
+  // copy-out fused at (n, k0)) computes what the reference executor computes.
+  const std::string path =
+      test::writeModel("chunk_run", convNet("chunk_run", 512, 14, 14, 64, 1, "{}")).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, avx2);
+  const std::string schedule = compiler::scheduleToJson(model.schedule());
+  CHECK(schedule.find(R"({"primitive":"split","statement":"S1","member":5,"factor":8,"band":0})") !=
+        std::string::npos);
+  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}

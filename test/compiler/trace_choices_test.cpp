@@ -113,9 +113,15 @@ TEST_CASE("a one-vector register tile puts the output rows outside its output ch
       test::writeModel("order_1x1", test::convReluNet("order_1x1", 1, 256, 28, 28, 64, 31, 1))
           .string();
   CHECK(avx2Schedule(pointwise, {}).find(tiledInterchange(true)) != std::string::npos);
+  // Channels outside by choice: a 1x1 conv whose 2 blocks' weights, 2 * 256 * 8 * 4 = 16384
+  // bytes, exceed kL1WeightBytes also gets c0 (member 7 after the tile's splits, 32 blocks) in
+  // chunks of 8, their loop right after k0o: (n, k0o, c0o, oh, owo, c0i, r, s, c1, k0i, owi, k1).
   const compiler::TraceChoices channelsOutside{0, 0, 0, compiler::kChannelsOutside};
-  CHECK(avx2Schedule(pointwise, channelsOutside).find(tiledInterchange(false)) !=
+  const std::string chunked = avx2Schedule(pointwise, channelsOutside);
+  CHECK(chunked.find(R"("primitive":"split","statement":"S1","member":7,"factor":8)") !=
         std::string::npos);
+  CHECK(chunked.find(R"("primitive":"interchange","statement":"S1","order":)"
+                     "[0,1,7,3,4,8,9,10,11,2,5,6]") != std::string::npos);
   // 3x3 conv 16 -> 32 at 8x28: the padded input's 2 * 10 * 30 * 8 = 4800 elements and the
   // weights' 4 * 2 * 3 * 3 * 8 * 8 = 4608 over 4 / 2 = 2 blocks, 4 * (4800 + 2304) bytes, fit.
   const std::string dense =
@@ -136,9 +142,11 @@ TEST_CASE("a one-vector register tile puts the output rows outside its output ch
   // split of oh by 2, its tile oh1, ow, k1 innermost), the weights in
   // cache: with 2048 input channels the input and one block's weights, 4 * (2048 * 49 + 2048 *
   // 16 / 2) = 466944 bytes, fit too: channels outside; with 2560, 4 * (2560 * 49 + 2560 * 16 /
-  // 2) = 583680 bytes (the input alone 501760) do not: rows outside.
+  // 2) = 583680 bytes (the input alone 501760) do not: rows outside. With channels outside, one
+  // block's 2048 * 8 * 4 bytes of weights exceed kL1WeightBytes: c0 (member 6, 256 blocks) in
+  // chunks of 8 right after k0: (n, k0, c0o, oh0, c0i, r, s, c1, oh1, ow, k1).
   const std::string wide =
-      R"("primitive":"interchange","statement":"S1","order":[0,1,2,6,7,8,9,3,4,5])";
+      R"("primitive":"interchange","statement":"S1","order":[0,1,6,2,7,8,9,10,3,4,5])";
   const std::string wideRows =
       R"("primitive":"interchange","statement":"S1","order":[0,2,1,6,7,8,9,3,4,5])";
   CHECK(avx2Schedule(test::writeModel("order_2048",
