@@ -549,6 +549,17 @@ double streamedBeyondCache(double footprint, double times, double working) {
   return working <= kStreamCacheBytes ? 0 : footprint * (times - 1);
 }
 
+/// Bytes of the weights of a one-vector tile with output-channel iterator K and vector
+/// dimension `width`: the largest footprint of the loads along `width` that use K.
+double weightBytes(const ir::Statement &st, const std::vector<const ir::Access *> &loads, size_t K,
+                   size_t width) {
+  double weights = 0;
+  for (const ir::Access *a : loads)
+    if (usesIterator(*a, width) && usesIterator(*a, K))
+      weights = std::max(weights, bytes(footprint(st, *a)));
+  return weights;
+}
+
 /// The rowsOutside a one-vector tile with output-channel iterator K in rows of `jam`, columns
 /// J and vector dimension `width` gets without a choice: whether the weights (the loads along
 /// `width` that use K) streamed once per iteration of the outer output loops they do not use
@@ -557,12 +568,11 @@ double streamedBeyondCache(double footprint, double times, double working) {
 /// (defaultRegisterTile).
 bool rowsOutsideByTraffic(const ir::Statement &st, const std::vector<const ir::Access *> &loads,
                           size_t K, int64_t jam, size_t J, size_t width) {
-  double input = 0, weights = 0;
+  double input = 0;
   for (const ir::Access *a : loads)
     if (!usesIterator(*a, width))
       input = std::max(input, bytes(footprint(st, *a)));
-    else if (usesIterator(*a, K))
-      weights = std::max(weights, bytes(footprint(st, *a)));
+  const double weights = weightBytes(st, loads, K, width);
   double rows = 1;
   for (size_t d = 0; d < width; ++d)
     if (!isReductionDim(st, d) && d != K && d != J &&
@@ -605,12 +615,9 @@ bool windowed(const ir::Statement &st, const std::vector<const ir::Access *> &lo
 std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
                                                  const std::vector<const ir::Access *> &loads,
                                                  size_t K, int64_t jam, size_t width) {
-  double weights = 0;
-  for (const ir::Access *a : loads)
-    if (usesIterator(*a, width) && usesIterator(*a, K))
-      weights = std::max(weights, bytes(footprint(st, *a)));
-  if (windowed(st, loads, width) ||
-      weights * static_cast<double>(jam) / static_cast<double>(st.extents[K]) <= kL1WeightBytes)
+  const double perIteration = weightBytes(st, loads, K, width) * static_cast<double>(jam) /
+                              static_cast<double>(st.extents[K]);
+  if (windowed(st, loads, width) || perIteration <= kL1WeightBytes)
     return std::nullopt;
   for (size_t d = 0; d < st.depth(); ++d) {
     auto uses = [&](bool along) {

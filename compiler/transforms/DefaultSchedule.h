@@ -162,13 +162,15 @@ inline constexpr int kProducerFuseDepth = 2;
 inline constexpr double kStreamCacheBytes = 512 * 1024;
 
 /// Bytes of the weights one output-channel iteration of a register tile reads that the L1 data
-/// cache keeps across the tiles of a row: a quarter of the 32 KiB of Zen 3-5 and Intel cores (the
-/// rest holds the input rows streamed through it).
+/// cache keeps across the tiles of a row: a quarter of a 32 KiB L1 (Zen 3 and 4; Zen 5 and recent
+/// Intel cores have 48 KiB), the rest holding the input rows streamed through it. Chosen on Zen 3
+/// (AVX2) only.
 inline constexpr double kL1WeightBytes = 8 * 1024;
 
 /// Iterations of the input-channel block loop (c0) in a reduction chunk: 8 blocks, 64 channels
-/// with 8-lane blocks (measured on AVX2 for 1x1 convs at 14x14 and 28x28: 4 and 16 slower,
-/// docs/performance.md).
+/// with 8-lane blocks (measured on Zen 3, AVX2, for a 1x1 conv 512 -> 1024 at 14x14: chunks of 4
+/// and 16 slower, docs/performance.md; not measured with AVX-512's 16-lane or NEON's 4-lane
+/// blocks).
 inline constexpr int kReductionChunk = 8;
 
 /// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
@@ -216,7 +218,7 @@ inline constexpr int kMinChannelBlock = 4;
 ///    of more than one iteration to an output one) whose weights of one iteration of K's outer
 ///    loop exceed kL1WeightBytes gets a reductionChunk of its first reduction iterator used by
 ///    the weights and the broadcast loads (c0), of the largest divisor of its extent up to
-///    kReductionChunk, when that is below the extent (AVX2, 1 thread, in ResNeXt-50: its 1x1
+///    kReductionChunk, when that is below the extent (Zen 3, AVX2, 1 thread, in ResNeXt-50: its 1x1
 ///    512 -> 1024 at 14x14 0.64-0.81x the time, 2048 -> 1024 at 7x7 0.66-0.72x, 1024 -> 2048
 ///    at 7x7 1.10-1.24x; turning a rows-outside tile into a chunked one was slower as often as
 ///    faster, docs/performance.md);
