@@ -230,8 +230,8 @@ const std::vector<PassDefinition> &passDefinitions() {
                  "a Kernel of affine statements; each kernel gets its schedule entry"},
        lowerPass,
        printKernels},
-      {{"layout", "layout steps per kernel: the default layout (pad_input, block_channels) or "
-                  "the schedule entry's"},
+      {{"layout", "layout steps per kernel: the default layout (pad_input, subsample_input, "
+                  "block_channels) or the schedule entry's"},
        layoutPass,
        printKernelsAndTraces},
       {{"forward-blocked", "forwardBlockedLayouts: activations stay channel-blocked between "

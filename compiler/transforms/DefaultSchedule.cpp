@@ -6,6 +6,7 @@
 #include "compiler/transforms/KernelEdit.h"
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Primitives.h"
+#include "compiler/transforms/SubsampleInput.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "polyhedral/Legality.h"
 #include "polyhedral/ParallelLoops.h"
@@ -606,18 +607,19 @@ bool windowed(const ir::Statement &st, const std::vector<const ir::Access *> &lo
   });
 }
 
-/// The reductionChunk of a one-vector tile with output-channel iterator K in rows of `jam` and
-/// vector dimension `width` (defaultRegisterTile): for a statement that is not windowed and whose
-/// weights (the loads along `width` that use K) of one iteration of K's outer loop exceed
-/// kL1WeightBytes, its first reduction iterator that the weights and a broadcast load use, in
-/// chunks of the largest divisor of its extent up to kReductionChunk; nullopt otherwise or
-/// when that divisor is the whole extent.
+/// The reductionChunk of a one-vector tile with output-channel iterator K in rows of `jam`,
+/// output columns J and vector dimension `width` (defaultRegisterTile): for a statement that is
+/// not windowed, has at least kMinChunkColumns columns, and whose weights (the loads along `width`
+/// that use K) of one iteration of K's outer loop exceed kL1WeightBytes, its first reduction
+/// iterator that the weights and a broadcast load use, in chunks of the largest divisor of its
+/// extent up to kReductionChunk; nullopt otherwise or when that divisor is the whole extent.
 std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
                                                  const std::vector<const ir::Access *> &loads,
-                                                 size_t K, int64_t jam, size_t width) {
+                                                 size_t K, int64_t jam, size_t J, size_t width) {
   const double perIteration = weightBytes(st, loads, K, width) * static_cast<double>(jam) /
                               static_cast<double>(st.extents[K]);
-  if (windowed(st, loads, width) || perIteration <= kL1WeightBytes)
+  if (windowed(st, loads, width) || st.extents[J] < kMinChunkColumns ||
+      perIteration <= kL1WeightBytes)
     return std::nullopt;
   for (size_t d = 0; d < st.depth(); ++d) {
     auto uses = [&](bool along) {
@@ -744,7 +746,7 @@ std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
     tile.rowsOutside =
         rowsOutsideChoice(choices.order, rowsOutsideByTraffic(st, loads, *K, bestJam, *J, width));
     if (!tile.rowsOutside)
-      tile.reductionChunk = reductionChunk(st, loads, *K, bestJam, width);
+      tile.reductionChunk = reductionChunk(st, loads, *K, bestJam, *J, width);
     tile.channels = *K;
     tile.columns = *J;
   }
@@ -845,6 +847,10 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
         choices.block > 0 && blockChannelsRefusal(program, call, name, choices.block).empty();
     if (!chosen && keepsNchwLayout(*st, unit))
       continue;
+    if (isStridedWindowlessConvolution(program.calls[call].kernel, name)) {
+      subsampleInput(program, call, name);
+      steps.push_back({"subsample_input", {name}, {}});
+    }
     const int block = chosen ? choices.block : channelBlock(program, call, name, unit);
     if (block == 0)
       continue;

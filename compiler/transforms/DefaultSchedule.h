@@ -173,6 +173,13 @@ inline constexpr double kL1WeightBytes = 8 * 1024;
 /// blocks).
 inline constexpr int kReductionChunk = 8;
 
+/// Fewest output columns (the register tile's J, ow) for which a reduction chunk pays: a chunk's
+/// weights are reused across the output plane, too small a plane leaves nothing to gain. A 1x1 conv
+/// 256 -> 512 at 4x4 (CIFAR ResNet-34's layer4.0 downsample) ran 26-30 GFLOP/s chunked against
+/// 51-60 unchunked on Zen 3 (AVX2, 1 thread, tools/bench/tile_sweep.py); the 7x7 and 14x14 layers
+/// above gained.
+inline constexpr int64_t kMinChunkColumns = 7;
+
 /// Most accumulator vectors of a one-vector register tile: half of AVX-512's registers (28, a
 /// 14 x 2 tile, spilled: docs/performance.md).
 inline constexpr int kMaxTileAccumulators = 16;
@@ -216,12 +223,12 @@ inline constexpr int kMinChannelBlock = 4;
 ///    outside (measured on Zen 5, 1 and 2 threads, docs/performance.md); with channels
 ///    outside, a windowless statement (a 1x1 conv: no broadcast index adds a reduction iterator
 ///    of more than one iteration to an output one) whose weights of one iteration of K's outer
-///    loop exceed kL1WeightBytes gets a reductionChunk of its first reduction iterator used by
-///    the weights and the broadcast loads (c0), of the largest divisor of its extent up to
-///    kReductionChunk, when that is below the extent (Zen 3, AVX2, 1 thread, in ResNeXt-50: its 1x1
-///    512 -> 1024 at 14x14 0.64-0.81x the time, 2048 -> 1024 at 7x7 0.66-0.72x, 1024 -> 2048
-///    at 7x7 1.10-1.24x; turning a rows-outside tile into a chunked one was slower as often as
-///    faster, docs/performance.md);
+///    loop exceed kL1WeightBytes, with at least kMinChunkColumns output columns, gets a
+///    reductionChunk of its first reduction iterator used by the weights and the broadcast loads
+///    (c0), of the largest divisor of its extent up to kReductionChunk, when that is below the
+///    extent (Zen 3, AVX2, 1 thread, in ResNeXt-50: its 1x1 512 -> 1024 at 14x14 0.64-0.81x the
+///    time, 2048 -> 1024 at 7x7 0.66-0.72x, 1024 -> 2048 at 7x7 1.10-1.24x; turning a rows-outside
+///    tile into a chunked one was slower as often as faster, docs/performance.md);
 ///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
 ///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
 ///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most
@@ -240,10 +247,13 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
 
 /// Applies the default layout steps to the kernel of program.calls[call] and returns them, in
 /// order: pad_input of each zero-padded convolution statement (compiler/transforms/PadInput.h),
-/// then block_channels (BlockChannels.h) of each convolution (dense, grouped or depthwise) it
-/// applies to but keepsNchwLayout ones, with block the first of the vector's lanes, halved
-/// while at least kMinChannelBlock, that block_channels accepts, and its default input block;
-/// `choices.block`, where block_channels accepts it, for every convolution.
+/// then, for each convolution (dense, grouped or depthwise) but keepsNchwLayout ones:
+/// subsample_input when it is strided and windowless (SubsampleInput.h: a strided 1x1 conv reads
+/// a compact copy of the points it uses, then is blocked like a unit-stride one; judged before
+/// the copy, so one that would then keep NCHW is blocked all the same, as its blocked
+/// neighbours read it) and block_channels (BlockChannels.h) with block the first of the vector's
+/// lanes, halved while at least kMinChannelBlock, that block_channels accepts, and its default
+/// input block; `choices.block`, where block_channels accepts it, for every convolution.
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
                                              const codegen::VectorUnit &unit,
                                              const TraceChoices &choices = {});

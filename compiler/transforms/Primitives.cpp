@@ -8,6 +8,7 @@
 #include "compiler/transforms/PadInput.h"
 #include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Split.h"
+#include "compiler/transforms/SubsampleInput.h"
 #include "compiler/transforms/Tile.h"
 #include "compiler/transforms/Unroll.h"
 #include "compiler/transforms/Vectorize.h"
@@ -61,6 +62,10 @@ void applyPadInput(ir::Program &program, size_t call, const ScheduleStep &step) 
   padInput(program, call, statement(step));
 }
 
+void applySubsampleInput(ir::Program &program, size_t call, const ScheduleStep &step) {
+  subsampleInput(program, call, statement(step));
+}
+
 void applyBlockChannels(ir::Program &program, size_t call, const ScheduleStep &step) {
   blockChannels(program, call, statement(step), step.scalar("block"), step.scalar("input_block"));
 }
@@ -87,6 +92,7 @@ std::vector<PrimitiveSpec> makePrimitives() {
       {"vectorize", false, {scalarArg("member"), {"width", false, 0}, bandArg()}, applyVectorize},
       {"parallelize", false, {scalarArg("member"), bandArg()}, applyParallelize},
       {"pad_input", false, {}, nullptr, applyPadInput},
+      {"subsample_input", false, {}, nullptr, applySubsampleInput},
       {"block_channels",
        false,
        {scalarArg("block"), {"input_block", false, 0}},

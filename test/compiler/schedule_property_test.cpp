@@ -1,8 +1,9 @@
 // Property test of the schedule primitives (issue #3): for each kernel kind (dense, grouped,
-// depthwise with and without channel multiplier, 1x1 and strided convolutions, pooling, Gemm)
-// on small shapes, at least 200 random legal traces (test::RandomTraceGenerator, after the
-// default trace's layout steps: pad_input, and block_channels for the dense, strided, grouped
-// (4 channels per group) and depthwise convs) are applied through lowerToPolyhedral,
+// depthwise with and without channel multiplier, 1x1 and strided convolutions, a strided 1x1
+// conv, pooling, Gemm) on small shapes, at least 200 random legal traces
+// (test::RandomTraceGenerator, after the default trace's layout steps: pad_input,
+// subsample_input for the strided 1x1 conv, and block_channels for the dense, strided, strided
+// 1x1, grouped (4 channels per group) and depthwise convs) are applied through lowerToPolyhedral,
 // JIT-compiled with two threads and run; every result must equal the Eigen reference executor.
 #include "compiler/CompiledModel.h"
 #include "compiler/Pipeline.h"
@@ -62,8 +63,8 @@ fs::path writeModel(const KernelKind &kind) {
   return path;
 }
 
-/// The layout steps (pad_input) of `trace`: the kernels the generators draw for were built with
-/// them, so every drawn trace starts with them.
+/// The layout steps (pad_input, subsample_input, block_channels) of `trace`: the kernels the
+/// generators draw for were built with them, so every drawn trace starts with them.
 compiler::KernelSchedule layoutSteps(const compiler::KernelSchedule &trace) {
   compiler::KernelSchedule layout{trace.node, {}};
   for (const compiler::ScheduleStep &step : trace.steps)
@@ -150,6 +151,10 @@ std::vector<KernelKind> kernelKinds() {
        {1, 3, 9, 8},
        convNode("w", R"({"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 0, 0, 1]})"),
        convWeights("[4, 3, 3, 3]", 4)},
+      {"strided_pointwise",
+       {1, 8, 7, 6},
+       convNode("w", R"({"kernel_shape": [1, 1], "strides": [2, 2]})"),
+       convWeights("[8, 8, 1, 1]", 8)},
       {"pooling",
        {1, 3, 7, 6},
        R"({"name": "max", "op_type": "MaxPool", "inputs": ["x"], "outputs": ["m"],
@@ -184,9 +189,12 @@ void checkKind(const std::string &name) {
     INFO(kind.name << ": applied " << counts);
     for (const char *primitive : {"interchange", "split", "tile", "unroll", "parallelize"})
       CHECK(applied[primitive] >= 10);
-    for (const char *blocked : {"dense", "strided", "grouped", "depthwise", "depthwise_multiplier"})
+    for (const char *blocked :
+         {"dense", "strided", "strided_pointwise", "grouped", "depthwise", "depthwise_multiplier"})
       if (name == blocked)
         CHECK(applied["block_channels"] >= kTracesPerKind);
+    if (name == "strided_pointwise")
+      CHECK(applied["subsample_input"] >= kTracesPerKind);
     return;
   }
   FAIL("no kernel kind " << name);
@@ -277,6 +285,10 @@ TEST_CASE("random legal traces of a 1x1 conv equal the reference", "[schedule-pr
 }
 TEST_CASE("random legal traces of a strided conv equal the reference", "[schedule-property][jit]") {
   checkKind("strided");
+}
+TEST_CASE("random legal traces of a strided 1x1 conv equal the reference",
+          "[schedule-property][jit]") {
+  checkKind("strided_pointwise");
 }
 TEST_CASE("random legal traces of max and average pooling equal the reference",
           "[schedule-property][jit]") {

@@ -85,7 +85,8 @@ TEST_CASE("malformed schedules are refused naming the file, node, step and field
         "s.json: node 'conv': must map to a list of steps");
   CHECK(parseError(wrapSteps(R"({"primitive": "skew", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (skew): unknown primitive 'skew' (known: interchange, split, "
-        "tile, fuse, unroll, vectorize, parallelize, pad_input, block_channels, default_trace, "
+        "tile, fuse, unroll, vectorize, parallelize, pad_input, subsample_input, "
+        "block_channels, default_trace, "
         "group, depthwise, bottleneck, spatial_bottleneck, seq1, seq2, seq3)");
   CHECK(parseError(wrapSteps(R"({"primitive": "tile", "statement": "S1"})")) ==
         "s.json: node 'conv' step 1 (tile): missing argument 'sizes'");

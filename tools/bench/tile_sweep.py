@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times register tiles of one blocked convolution kernel (docs/performance.md, "Tile shapes").
 
-For node NODE of MODEL, takes the layout steps of the default trace (pad_input, block_channels:
+For node NODE of MODEL, takes the layout steps of the default trace (pad_input, subsample_input, block_channels:
 `nasc inspect --stage schedule`), reads the blocked conv statement's iterators (`--stage
 kernel`), and writes, per tile j x r, the trace: layout steps; `split` K (k0, or k'0 of a
 grouped conv) by j and J (ow) by r; `interchange` to (outer outputs, reductions, K1, J1, the
@@ -30,7 +30,7 @@ def run(nasc, *args):
 def layout_steps(nasc, model, node):
     schedule = json.loads(run(nasc, "inspect", model, "--stage", "schedule", "--node", node))
     for name, steps in schedule["kernels"].items():
-        return name, [s for s in steps if s["primitive"] in ("pad_input", "block_channels")]
+        return name, [s for s in steps if s["primitive"] in ("pad_input", "subsample_input", "block_channels")]
     raise SystemExit("no kernel for node " + node)
 
 
