@@ -346,16 +346,6 @@ void channelwiseStatement(ir::Statement &st, const Conv &conv, int out, int in, 
   w = {w.tensor, {iter(k.outer), zero, w.index[2], w.index[3], zero, iter(k.inner)}};
 }
 
-const ir::Statement &requireStatement(const ir::Program &program, size_t call,
-                                      const std::string &statement) {
-  const ir::Kernel &kernel = program.calls.at(call).kernel;
-  const ir::Statement *st = findStatement(kernel, statement);
-  if (!st)
-    throw UnknownStatement("block_channels: kernel '" + kernel.name + "' has no statement '" +
-                           statement + "'");
-  return *st;
-}
-
 } // namespace
 
 int64_t defaultInputBlock(int64_t channels, int64_t block) {
@@ -376,7 +366,8 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
 
 int64_t blockChannels(ir::Program &program, size_t call, const std::string &statement,
                       int64_t block, int64_t inputBlock) {
-  const ir::Statement &found = requireStatement(program, call, statement);
+  const ir::Statement &found =
+      requireStatement(program.calls.at(call).kernel, statement, "block_channels");
   Conv conv;
   if (std::string why = refusal(program, call, found, block, inputBlock, conv); !why.empty())
     throw NotBlockable("block_channels: statement " + statement + " of kernel '" +

@@ -777,8 +777,10 @@ RegisterTile rowVectorTile(const ir::Statement &st, std::optional<size_t> jam, s
   if (jam) {
     const int64_t accumulators = tileAccumulators(unit, vectors);
     tile.loops.push_back(
-        {*jam, static_cast<int>(largestDivisor(st.extents[*jam],
-                                               unrollLimit(accumulators / vectors, choices)))});
+        {*jam,
+         static_cast<int>(largestDivisor(
+             st.extents[*jam],
+             unrollLimit(std::min<int64_t>(accumulators / vectors, kMaxNchwTileRows), choices)))});
     tile.rowsOutside = rowsOutsideChoice(choices.order, true);
     tile.channels = *jam;
     tile.columns = width;
@@ -874,7 +876,9 @@ bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit) {
     if (isReductionDim(st, d) && d != conv.c && st.extents[d] != 1)
       return false; // not 1x1
   std::optional<size_t> jam = defaultJamDimension(st);
-  return jam && *jam < width && rowTileVectors(st, jam, width, unit) > 1;
+  if (!jam || *jam >= width)
+    return false;
+  return rowTileVectors(st, jam, width, unit) > 1 || st.extents[conv.k] <= unit.lanes;
 }
 
 std::optional<size_t> defaultJamDimension(const ir::Statement &st) {

@@ -1,5 +1,6 @@
 #include "compiler/transforms/KernelEdit.h"
 
+#include "compiler/transforms/TransformErrors.h"
 #include "ir/Error.h"
 
 #include <algorithm>
@@ -16,6 +17,22 @@ const ir::Statement *findStatement(const ir::Kernel &kernel, const std::string &
 
 ir::Statement *findStatement(ir::Kernel &kernel, const std::string &name) {
   return const_cast<ir::Statement *>(findStatement(std::as_const(kernel), name));
+}
+
+const ir::Statement &requireStatement(const ir::Kernel &kernel, const std::string &name,
+                                      const std::string &primitive) {
+  const ir::Statement *st = findStatement(kernel, name);
+  if (!st)
+    throw UnknownStatement(primitive + ": kernel '" + kernel.name + "' has no statement '" + name +
+                           "'");
+  return *st;
+}
+
+std::string notInputProduct(const ir::Statement &st) {
+  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
+      st.value.args.at(0).op != ir::Expr::Op::Load)
+    return "it is not an Add update of a product of a load (W += I · ...)";
+  return "";
 }
 
 std::string freshTensorName(const ir::Program &program, const ir::Kernel &kernel,

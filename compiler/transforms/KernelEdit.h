@@ -17,6 +17,15 @@ namespace nasc::compiler {
 const ir::Statement *findStatement(const ir::Kernel &kernel, const std::string &name);
 ir::Statement *findStatement(ir::Kernel &kernel, const std::string &name);
 
+/// The statement named `name` of `kernel`, for layout primitive `primitive` (its name starts the
+/// message). Throws UnknownStatement when `kernel` has none.
+const ir::Statement &requireStatement(const ir::Kernel &kernel, const std::string &name,
+                                      const std::string &primitive);
+
+/// Why `st` is not an Add update of a product whose first operand is a load (W += I · ...), the
+/// form whose input load pad_input and subsample_input replace; "" when it is.
+std::string notInputProduct(const ir::Statement &st);
+
 /// `base`, or `base_1`, `base_2`, ...: the first that names no buffer of `program` and no tensor
 /// of `kernel`.
 std::string freshTensorName(const ir::Program &program, const ir::Kernel &kernel,

@@ -42,9 +42,8 @@ bool isInputBound(const ir::Constraint &c, const ir::Access &load, const ir::Sha
 
 /// Why `st` is not a zero-padded convolution, or "" when it is.
 std::string refusal(const ir::Kernel &kernel, const ir::Statement &st) {
-  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
-      st.value.args.at(0).op != ir::Expr::Op::Load)
-    return "it is not an Add update of a product of a load (W += I · ...)";
+  if (std::string why = notInputProduct(st); !why.empty())
+    return why;
   if (st.constraints.empty())
     return "its domain is already a box (no padding is excluded)";
   const ir::Access &load = st.value.args[0].access;
@@ -95,19 +94,16 @@ bool isZeroPaddedConvolution(const ir::Kernel &kernel, const std::string &statem
 void padInput(ir::Program &program, size_t call, const std::string &statement) {
   ir::KernelCall &kc = program.calls.at(call);
   ir::Kernel &kernel = kc.kernel;
-  const ir::Statement *found = findStatement(kernel, statement);
-  if (!found)
-    throw UnknownStatement("pad_input: kernel '" + kernel.name + "' has no statement '" +
-                           statement + "'");
-  if (std::string why = refusal(kernel, *found); !why.empty())
+  const ir::Statement &found = requireStatement(kernel, statement, "pad_input");
+  if (std::string why = refusal(kernel, found); !why.empty())
     throw NotZeroPadded("pad_input: statement " + statement + " of kernel '" + kernel.name +
                         "' is not a zero-padded convolution: " + why);
-  const ir::Access input = found->value.args[0].access;
+  const ir::Access input = found.value.args[0].access;
   const ir::TensorDecl source = kernel.tensors.at(static_cast<size_t>(input.tensor));
   std::vector<int64_t> before;
   ir::Shape padded;
   for (size_t d = 0; d < input.index.size(); ++d) {
-    const auto [lo, hi] = range(input.index[d], found->extents);
+    const auto [lo, hi] = range(input.index[d], found.extents);
     before.push_back(std::max<int64_t>(0, -lo));
     padded.push_back(source.shape[d] + before.back() +
                      std::max<int64_t>(0, hi - (source.shape[d] - 1)));

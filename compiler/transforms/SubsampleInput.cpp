@@ -29,9 +29,8 @@ std::optional<Subsampled> subsampled(const ir::Statement &st, const ir::AffineEx
 
 /// Why `st` is not a strided windowless convolution, or "" when it is.
 std::string refusal(const ir::Statement &st) {
-  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
-      st.value.args.at(0).op != ir::Expr::Op::Load)
-    return "it is not an Add update of a product of a load (W += I · ...)";
+  if (std::string why = notInputProduct(st); !why.empty())
+    return why;
   if (!st.constraints.empty())
     return "its domain is not a box (apply pad_input first)";
   for (const ir::AffineExpr &e : st.value.args[0].access.index)
@@ -49,21 +48,18 @@ bool isStridedWindowlessConvolution(const ir::Kernel &kernel, const std::string 
 
 void subsampleInput(ir::Program &program, size_t call, const std::string &statement) {
   ir::Kernel &kernel = program.calls.at(call).kernel;
-  const ir::Statement *found = findStatement(kernel, statement);
-  if (!found)
-    throw UnknownStatement("subsample_input: kernel '" + kernel.name + "' has no statement '" +
-                           statement + "'");
-  if (std::string why = refusal(*found); !why.empty())
+  const ir::Statement &found = requireStatement(kernel, statement, "subsample_input");
+  if (std::string why = refusal(found); !why.empty())
     throw NotSubsampled("subsample_input: statement " + statement + " of kernel '" + kernel.name +
                         "' is not a strided windowless convolution: " + why);
-  const ir::Access input = found->value.args[0].access;
+  const ir::Access input = found.value.args[0].access;
   const ir::TensorDecl source = kernel.tensors.at(static_cast<size_t>(input.tensor));
   std::vector<std::optional<Subsampled>> dims;
   ir::Shape shape = source.shape;
   for (size_t d = 0; d < input.index.size(); ++d) {
-    dims.push_back(subsampled(*found, input.index[d]));
+    dims.push_back(subsampled(found, input.index[d]));
     if (dims.back())
-      shape[d] = found->extents[dims.back()->iterator];
+      shape[d] = found.extents[dims.back()->iterator];
   }
   const int target = addTempTensor(program, call, source.name + "_subsampled", shape);
 

@@ -176,6 +176,37 @@ TEST_CASE("the default trace keeps a 1x1 conv whose rows are whole vectors in NC
   CHECK(wideError <= 1e-5);
 }
 
+TEST_CASE("the default trace keeps a 1x1 conv in NCHW with a one-vector tile when its output "
+          "channels fit one vector, at most 8 channel rows, and blocks wider ones",
+          "[default-schedule][jit]") {
+  // 40 columns are 5 vectors of 8 (AVX2), which no 2 or 3 divides: 8 output channels stay NCHW
+  // with a tile of 1 vector by all 8 rows (16 - 1 - 1 = 14 accumulators): ow (member 3) split
+  // by 8, k (member 1, unsplit) unrolled in (n, oh, ow0, c, r, s, k, ow1); 16 output channels
+  // (two blocks of 8, ResNet-50's case) are blocked.
+  auto [narrow, narrowError] =
+      defaultTraceAndError("pwodd", convReluModel("pwodd", 8, 3, 40, 8, 1, 1, 1), {8, 16});
+  INFO(narrow);
+  CHECK(!has(narrow, "block_channels"));
+  CHECK(has(narrow, R"({"primitive":"split","statement":"S1","member":3,"factor":8,"band":0})"));
+  CHECK(has(narrow, R"("order":[0,2,3,5,6,7,1,4])"));
+  CHECK(has(narrow, R"({"primitive":"unroll","statement":"S1","member":6,"factor":8,"band":0})"));
+  CHECK(narrowError <= 1e-5);
+  auto [wide, wideError] =
+      defaultTraceAndError("pwodd16", convReluModel("pwodd16", 8, 3, 40, 16, 1, 1, 1), {8, 16});
+  INFO(wide);
+  CHECK(has(wide, "block_channels"));
+  CHECK(wideError <= 1e-5);
+  // AVX-512 (16 lanes, 32 registers), 80 columns (5 vectors), 16 output channels: NCHW; the
+  // 29 accumulators would allow 16 rows, kMaxNchwTileRows keeps 8.
+  auto [avx512, avx512Error] =
+      defaultTraceAndError("pwodd512", convReluModel("pwodd512", 8, 3, 80, 16, 1, 1, 1), {16, 32});
+  INFO(avx512);
+  CHECK(!has(avx512, "block_channels"));
+  CHECK(has(avx512, R"({"primitive":"split","statement":"S1","member":1,"factor":8,"band":0})"));
+  CHECK(has(avx512, R"({"primitive":"split","statement":"S1","member":4,"factor":16,"band":0})"));
+  CHECK(avx512Error <= 1e-5);
+}
+
 TEST_CASE("the default trace keeps a depthwise conv whose rows are whole vectors in NCHW and "
           "blocks the others",
           "[default-schedule][jit]") {

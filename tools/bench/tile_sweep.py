@@ -34,9 +34,9 @@ def layout_steps(nasc, model, node):
     raise SystemExit("no kernel for node " + node)
 
 
-def iterators(nasc, model, path, statement):
-    """(name, extent, is_reduction) of the statement's iterators after the layout steps."""
-    text = run(nasc, "inspect", model, "--stage", "kernel", "--schedule", path)
+def iterators(nasc, model, kernel, path, statement):
+    """(name, extent, is_reduction) of the kernel's statement's iterators after the layout steps."""
+    text = run(nasc, "inspect", model, "--stage", "kernel", "--schedule", path, "--node", kernel)
     match = re.search(r"^\s+%s\[([^\]]*)\]" % statement, text, re.M)
     result = []
     for part in match.group(1).split(","):
@@ -115,7 +115,7 @@ def main():
     layout_path = os.path.join(tmp, "layout.json")
     with open(layout_path, "w") as f:
         json.dump({"nasc_schedule": 1, "kernels": {kernel: layout}}, f)
-    its = iterators(args.nasc, args.model, layout_path, args.statement)
+    its = iterators(args.nasc, args.model, kernel, layout_path, args.statement)
     extent = {n: e for n, e, _ in its}
     rows = "kg0" if "kg0" in extent else "k0"
     candidates = {"default": None}
