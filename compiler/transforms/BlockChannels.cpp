@@ -86,17 +86,17 @@ std::string outputRefusal(const ir::Kernel &kernel, int out, int64_t block,
   return splitRefusal(kernel, out, block, conv);
 }
 
-/// Why the input I of the conv cannot move to the blocked layout (or, for a repeated input,
-/// be read where it is), or "".
-std::string inputRefusal(const ir::Program &program, size_t call, const ir::Statement &st,
-                         const Conv &conv, int64_t inputBlock) {
+/// Why the input `in` of statement `st` cannot move to the blocked layout with block
+/// `inputBlock` (or, when `repeated`, be read where it is), or "".
+std::string inputRefusal(const ir::Program &program, size_t call, const ir::Statement &st, int in,
+                         int64_t inputBlock, bool repeated) {
   const ir::Kernel &kernel = program.calls[call].kernel;
-  if (isPrivateTemp(program, call, conv.in))
-    return repeatsInput(conv) ? "" : splitRefusal(kernel, conv.in, inputBlock, st.name);
+  if (isPrivateTemp(program, call, in))
+    return repeated ? "" : splitRefusal(kernel, in, inputBlock, st.name);
   for (const ir::Statement &other : kernel.statements)
-    if (writes(other, conv.in))
+    if (writes(other, in))
       return "statement " + other.name + " writes the input " +
-             kernel.tensors[static_cast<size_t>(conv.in)].name;
+             kernel.tensors[static_cast<size_t>(in)].name;
   return "";
 }
 
@@ -149,7 +149,54 @@ std::string refusal(const ir::Program &program, size_t call, const ir::Statement
     return why;
   if (std::string why = outputRefusal(kc.kernel, conv.out, block, st.name); !why.empty())
     return why;
-  return inputRefusal(program, call, st, conv, inputBlock);
+  return inputRefusal(program, call, st, conv.in, inputBlock, repeatsInput(conv));
+}
+
+/// A max-pool statement O[n, c, ..] max= I[n, c, ..] (MaxPool's lowering): one load, the
+/// channel index of both the same iterator c, not a reduction one.
+struct Pool {
+  int out = -1, in = -1;
+  size_t c = 0;
+};
+
+/// Matches `st` as `pool`; returns why it is not a max-pool statement, or "".
+std::string matchPoolStatement(const ir::Statement &st, Pool &pool) {
+  if (st.update != ir::Update::Max || st.value.op != ir::Expr::Op::Load)
+    return "it is not a max update of one load";
+  const ir::Access &o = st.write, &i = st.value.access;
+  const int c = o.index.size() == 4 && i.index.size() == 4 ? plainIterator(o.index[1]) : -1;
+  if (c < 0 || plainIterator(i.index[1]) != c ||
+      (static_cast<size_t>(c) < st.reduction.size() && st.reduction[static_cast<size_t>(c)]))
+    return "its output and its load (4-d) do not index their channels by one output iterator";
+  pool = {o.tensor, i.tensor, static_cast<size_t>(c)};
+  return "";
+}
+
+/// Matches `st` as `pool` and returns why block_channels refuses it with `block` (and input
+/// block `inputBlock`, 0 or `block`), or "".
+std::string poolRefusal(const ir::Program &program, size_t call, const ir::Statement &st,
+                        int64_t block, int64_t inputBlock, Pool &pool) {
+  if (std::string why = matchPoolStatement(st, pool); !why.empty())
+    return why;
+  const int64_t C = st.extents[pool.c];
+  if (block < 1 || C % block != 0)
+    return "the block " + std::to_string(block) + " does not divide its " + count(C, "channels");
+  if (inputBlock != 0 && inputBlock != block)
+    return "the input block " + std::to_string(inputBlock) + " of a max-pool is not its block " +
+           std::to_string(block) + " (its vector runs over channels)";
+  const ir::Kernel &kernel = program.calls[call].kernel;
+  if (std::string why = outputRefusal(kernel, pool.out, block, st.name); !why.empty())
+    return why;
+  return inputRefusal(program, call, st, pool.in, block, false);
+}
+
+/// Why block_channels refuses statement `st` with these blocks: as a max-pool when its update
+/// is max, else as a convolution (`conv` matched).
+std::string statementRefusal(const ir::Program &program, size_t call, const ir::Statement &st,
+                             int64_t block, int64_t &inputBlock, Conv &conv, Pool &pool) {
+  if (st.update == ir::Update::Max)
+    return poolRefusal(program, call, st, block, inputBlock, pool);
+  return refusal(program, call, st, block, inputBlock, conv);
 }
 
 /// Splits the channel iterator of `st`'s accesses to `tensor` by `block` and makes those
@@ -346,6 +393,18 @@ void channelwiseStatement(ir::Statement &st, const Conv &conv, int out, int in, 
   w = {w.tensor, {iter(k.outer), zero, w.index[2], w.index[3], zero, iter(k.inner)}};
 }
 
+/// The max-pool statement over the blocked tensors: c split by x, O'[n, c0, oh, ow, c1] max=
+/// I'[n, c0, h, w, c1].
+void poolStatement(ir::Statement &st, const Pool &pool, int out, int in, int64_t x) {
+  const SplitIterators c = splitIterator(st, pool.c, x);
+  st.write.tensor = out;
+  st.value.access.tensor = in;
+  for (ir::Access *a : {&st.write, &st.value.access}) {
+    a->index[1] = ir::AffineExpr::iter(st.depth(), c.outer);
+    a->index.push_back(ir::AffineExpr::iter(st.depth(), c.inner));
+  }
+}
+
 } // namespace
 
 int64_t defaultInputBlock(int64_t channels, int64_t block) {
@@ -361,7 +420,8 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
   if (!st)
     return "no statement '" + statement + "'";
   Conv conv;
-  return refusal(program, call, *st, block, inputBlock, conv);
+  Pool pool;
+  return statementRefusal(program, call, *st, block, inputBlock, conv, pool);
 }
 
 int64_t blockChannels(ir::Program &program, size_t call, const std::string &statement,
@@ -369,9 +429,17 @@ int64_t blockChannels(ir::Program &program, size_t call, const std::string &stat
   const ir::Statement &found =
       requireStatement(program.calls.at(call).kernel, statement, "block_channels");
   Conv conv;
-  if (std::string why = refusal(program, call, found, block, inputBlock, conv); !why.empty())
+  Pool pool;
+  if (std::string why = statementRefusal(program, call, found, block, inputBlock, conv, pool);
+      !why.empty())
     throw NotBlockable("block_channels: statement " + statement + " of kernel '" +
                        program.calls[call].kernel.name + "' cannot take blocked layouts: " + why);
+  if (found.update == ir::Update::Max) {
+    const int in = blockInput(program, call, statement, pool.in, block);
+    const int out = blockOutput(program, call, statement, pool.out, block);
+    poolStatement(*findStatement(program.calls[call].kernel, statement), pool, out, in, block);
+    return block;
+  }
   const bool broadcast = conv.blocking == Blocking::Broadcast;
   blockWeights(program, call, conv.weights, statement, block, broadcast ? inputBlock : 1);
   const int in = repeatsInput(conv)

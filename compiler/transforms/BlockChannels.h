@@ -7,7 +7,10 @@
 // element is one broadcast shared by the whole vector. A grouped conv (k = Kg·g + k',
 // c = Cg·g + c') takes the same layouts, blocked inside each group; a depthwise conv (Cg = 1)
 // with fewer output channels per group than x is vectorized over channels instead: lane j of
-// the vector reads input channel j (repeated Kg times for a channel multiplier Kg).
+// the vector reads input channel j (repeated Kg times for a channel multiplier Kg). A max-pool
+// O[n,c,oh,ow] max= I[n,c,..] takes nChw[x]c for both, c split into (c0, c1):
+//   O'[n, c0, oh, ow, c1] max= I'[n, c0, .., .., c1]
+// so its vector of x channels is one contiguous load of I' per window point.
 #pragma once
 
 #include "ir/Error.h"
@@ -20,9 +23,10 @@ namespace nasc::compiler {
 
 /// The statement cannot take blocked channel layouts: it is not a convolution
 /// O[n,k,h,w] += I[n,c,..] · W[k,c,..] (dense) or O[n,Kg·g+k',..] += I[n,Cg·g+c',..] ·
-/// W[Kg·g+k',c',..] (grouped) over a box, its weights are not a constant, a block does not fit
-/// its channels per group, or another statement accesses the blocked tensor in a way the split
-/// cannot follow. `what()` says which.
+/// W[Kg·g+k',c',..] (grouped) over a box, nor a max-pool O[n,c,..] max= I[n,c,..]; its
+/// weights are not a constant, a block does not fit its channels (per group), or another
+/// statement accesses the blocked tensor in a way the split cannot follow. `what()` says
+/// which.
 class NotBlockable : public Error {
 public:
   explicit NotBlockable(const std::string &message) : Error(message) {}
@@ -62,8 +66,11 @@ std::string blockChannelsRefusal(const ir::Program &program, size_t call,
 ///  - input I [N, C, H, W]: the conv reads I' [N, C/y, H, W, y]. When I is the kernel's own Temp
 ///    (pad_input's padded buffer), I and the statements writing it take the blocked layout in
 ///    place; otherwise I' is a new Temp buffer filled by a statement added first.
-/// The result is the same up to the order of the floating-point sums over c. Returns the input
-/// block used.
+/// A max-pool statement O[n, c, ..] max= I[n, c, ..] (MaxPool's lowering, its padding in its
+/// domain's constraints): `block` x must divide C and `inputBlock` be x (or 0); O and I take
+/// the layouts above with c split by x, O'[n, c0, oh, ow, c1] max= I'[n, c0, .., .., c1].
+/// The result is the same up to the order of the floating-point sums over c (a max-pool's is
+/// exact). Returns the input block used.
 /// Throws UnknownStatement (TransformErrors.h) for a missing statement and NotBlockable.
 int64_t blockChannels(ir::Program &program, size_t call, const std::string &statement,
                       int64_t block, int64_t inputBlock = 0);

@@ -260,7 +260,9 @@ std::optional<RegisterTile> defaultRegisterTile(const ir::Statement &st,
 /// the copy, so one that would then keep NCHW is blocked all the same, as its blocked
 /// neighbours read it) and block_channels (BlockChannels.h) with block the first of the vector's
 /// lanes, halved while at least kMinChannelBlock, that block_channels accepts, and its default
-/// input block; `choices.block`, where block_channels accepts it, for every convolution.
+/// input block; `choices.block`, where block_channels accepts it, for every convolution; and
+/// block_channels of a max-pool whose input is the NCHW copy of a blocked activation of an
+/// earlier kernel (copiedOutBlock, ForwardBlocked.h), with that activation's block.
 std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
                                              const codegen::VectorUnit &unit,
                                              const TraceChoices &choices = {});

@@ -222,4 +222,16 @@ int forwardBlockedLayouts(ir::Program &program) {
   return removed;
 }
 
+int64_t copiedOutBlock(const ir::Program &program, size_t c, int t) {
+  const int buffer = program.calls.at(c).args.at(static_cast<size_t>(t));
+  for (size_t other = 0; other < c; ++other) {
+    const ir::Kernel &kernel = program.calls[other].kernel;
+    const int written = tensorOf(program.calls[other], buffer);
+    for (size_t s = 0; written >= 0 && s < kernel.statements.size(); ++s)
+      if (std::optional<CopyOut> copy = matchCopyOut(kernel, s); copy && copy->out == written)
+        return copy->block;
+  }
+  return 0;
+}
+
 } // namespace nasc::compiler

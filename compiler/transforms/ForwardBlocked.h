@@ -9,12 +9,23 @@
 
 #include "ir/Program.h"
 
+#include <cstddef>
+#include <cstdint>
+
 namespace nasc::compiler {
 
 /// Applies the rewrite above to every copy-out statement of `program` it can; returns how many
 /// copies it removed. A copy stays when O is a graph output, is written by another kernel or
-/// statement, or a reader indexes its channels otherwise (e.g. max-pool, global pooling).
+/// statement, or a reader indexes its channels otherwise (e.g. an unblocked max-pool, global
+/// pooling).
 /// Kernel tensors no longer used are unbound, so the workspace plan drops O.
 int forwardBlockedLayouts(ir::Program &program);
+
+/// The block x of the blocked activation T' whose NCHW copy T kernel tensor `t` of
+/// program.calls[c] is: the block of an earlier call's copy-out statement T[.., x·a + b, ..] =
+/// T'[.., a, .., b] writing the buffer bound to `t` (block_channels' copy back to NCHW, which
+/// forwardBlockedLayouts drops when every reader is blocked the same way), or 0 when no earlier
+/// call writes it that way.
+int64_t copiedOutBlock(const ir::Program &program, size_t c, int t);
 
 } // namespace nasc::compiler

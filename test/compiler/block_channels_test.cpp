@@ -1,9 +1,9 @@
 // block_channels (compiler/transforms/BlockChannels.h): the blocked tensors and statements it
 // makes for dense, grouped and depthwise convolutions (with and without a channel multiplier),
-// the weights it permutes at compile time, its refusals, and blocked convolutions (padded,
-// strided, 1x1, an RGB stem, a fused residual Add; grouped and depthwise ones) compiled with
-// the layout alone and with the default trace of AVX-512, AVX2 and NEON-sized vector units,
-// against the reference executor.
+// the weights it permutes at compile time, its refusals, blocked max-pools, and blocked
+// convolutions (padded, strided, 1x1, an RGB stem, a fused residual Add; grouped and depthwise
+// ones) compiled with the layout alone and with the default trace of AVX-512, AVX2 and NEON-sized
+// vector units, against the reference executor.
 #include "compiler/transforms/BlockChannels.h"
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/KernelEdit.h"
@@ -285,6 +285,71 @@ TEST_CASE("block_channels repeats the input of a depthwise conv with a channel m
   P8[d0 < 1, d1_0 < 1, d2 < 3, d1_1 < 8, d3 < 5]
     y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
 )");
+}
+
+/// A model x [1, c, h, w] -> MaxPool (`attributes`) -> y.
+std::string poolNet(const std::string &name, int64_t c, int64_t h, int64_t w,
+                    const std::string &attributes) {
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" +
+         std::to_string(c) + ", " + std::to_string(h) + ", " + std::to_string(w) +
+         R"(]}], "outputs": ["y"],
+  "nodes": [{"name": "pool", "op_type": "MaxPool", "inputs": ["x"], "outputs": ["y"],
+     "attributes": )" +
+         attributes + "}]}";
+}
+
+TEST_CASE("block_channels blocks a max-pool's channels, its padding kept in its domain",
+          "[block-channels]") {
+  const std::string attributes =
+      R"({"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]})";
+  ir::Program program = lower("blockpool", poolNet("blockpool", 16, 5, 5, attributes));
+  CHECK(compiler::blockChannels(program, 0, "S1", 8) == 8);
+  // O'[n, c0, oh, ow, c1] max= I'[n, c0, 2·oh + r - 1, 2·ow + s - 1, c1], 0 <= 2·oh + r - 1 < 5
+  // (ONNX MaxPool: padded points take no part); the input packed first, the output copied out.
+  CHECK(program.calls[0].kernel.toString() == R"(kernel pool
+  tensor x : 1x16x5x5
+  tensor y : 1x16x3x3
+  tensor x_nChw8c : 1x2x5x5x8
+  tensor y_nChw8c : 1x2x3x3x8
+  P2[d0 < 1, d1_0 < 2, d2 < 5, d3 < 5, d1_1 < 8]
+    x_nChw8c[d0, d1_0, d2, d3, d1_1] = x[d0, 8*d1_0 + d1_1, d2, d3]
+  S0[n < 1, c0 < 2, oh < 3, ow < 3, c1 < 8]
+    y_nChw8c[n, c0, oh, ow, c1] = -inf
+  S1[n < 1, c0 < 2, oh < 3, ow < 3, c1 < 8, r* < 3, s* < 3] : 2*oh + r - 1 >= 0 : -2*oh - r + 5 >= 0 : 2*ow + s - 1 >= 0 : -2*ow - s + 5 >= 0
+    y_nChw8c[n, c0, oh, ow, c1] max= x_nChw8c[n, c0, 2*oh + r - 1, 2*ow + s - 1, c1]
+  P3[d0 < 1, d1_0 < 2, d2 < 3, d1_1 < 8, d3 < 3]
+    y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]
+)");
+
+  ir::Program odd = lower("blockpoolodd", poolNet("blockpoolodd", 12, 5, 5, attributes));
+  CHECK_THROWS_WITH(compiler::blockChannels(odd, 0, "S1", 8),
+                    Catch::Contains("the block 8 does not divide its 12 channels"));
+  CHECK_THROWS_WITH(compiler::blockChannels(odd, 0, "S1", 4, 2),
+                    Catch::Contains("the input block 2 of a max-pool is not its block 4"));
+  CHECK_THROWS_WITH(compiler::blockChannels(odd, 0, "S0", 4),
+                    Catch::Contains("it is not an Add update of a product of two loads"));
+}
+
+TEST_CASE("blocked max-pools compute what the reference executor computes",
+          "[block-channels][jit]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"blkpool_pad", poolNet("blkpool_pad", 16, 9, 10,
+                              R"({"kernel_shape": [3, 3], "strides": [2, 2],
+                                  "pads": [1, 0, 1, 1]})")},
+      {"blkpool_ceil", poolNet("blkpool_ceil", 8, 8, 7,
+                               R"({"kernel_shape": [2, 3], "strides": [2, 2],
+                                   "ceil_mode": 1})")},
+      {"blkpool_dilated",
+       poolNet("blkpool_dilated", 32, 9, 9, R"({"kernel_shape": [2, 2], "dilations": [2, 2]})")},
+  };
+  for (const auto &[name, json] : cases) {
+    INFO(name);
+    const std::string path = test::writeModel(name, json).string();
+    const compiler::ModelSchedule blocked =
+        layoutOnly("pool", {{"block_channels", {"S1"}, {{"block", {8}}, {"input_block", {0}}}}});
+    CHECK(test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path), blocked), path) ==
+          0.0);
+  }
 }
 
 TEST_CASE("blocked convolutions compute what the reference executor computes",

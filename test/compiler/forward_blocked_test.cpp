@@ -1,8 +1,9 @@
 // forwardBlockedLayouts (compiler/transforms/ForwardBlocked.h), run by lowerToPolyhedral: a
 // blocked conv's copy back to NCHW is dropped when every later reader can read nChw[x]c (the
-// next conv's pad copy, a residual Add), and kept for a graph output or a max-pool reader; a
-// 1x1 reader reads the blocked tensor without a pack copy of its own; the
-// compiled models equal the reference executor.
+// next conv's pad copy, a residual Add, a max-pool the default layout blocks because its input
+// is blocked), and kept for a graph output; a 1x1 reader reads the blocked tensor without a pack
+// copy of its own; the compiled models equal the reference executor.
+#include "compiler/transforms/ScheduleTrace.h"
 #include "test/support/ScheduleRun.h"
 
 #include <catch2/catch.hpp>
@@ -67,7 +68,8 @@ TEST_CASE("a blocked conv's output stays blocked for a blocked reader, and is co
   CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
 }
 
-TEST_CASE("a blocked conv's output read by a max-pool is copied back to NCHW",
+TEST_CASE("a max-pool reading a blocked conv's output is blocked with its block and reads it "
+          "directly",
           "[block-channels][forward-blocked]") {
   const std::string tail = R"(,
     {"name": "pool", "op_type": "MaxPool", "inputs": ["r2"], "outputs": ["y"],
@@ -75,12 +77,60 @@ TEST_CASE("a blocked conv's output read by a max-pool is copied back to NCHW",
   const std::string path = test::writeModel("fwdpool", residualNet("fwdpool", tail)).string();
   compiler::PolyhedralModel model =
       compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{16, 32});
-  const ir::KernelCall &b = callOf(model.program, "b");
-  CHECK(bindsTensorNamed(b, "r2"));
-  CHECK(b.kernel.toString().find("r2[d0, 16*d1_0 + d1_1, d2, d3] = r2_nChw16c[") !=
+  CHECK_FALSE(bindsTensorNamed(callOf(model.program, "b"), "r2"));
+  const ir::KernelCall &pool = callOf(model.program, "pool");
+  CHECK_FALSE(bindsTensorNamed(pool, "r2"));
+  const std::string text = pool.kernel.toString();
+  CHECK(text.find("y_nChw16c[n, c0, oh, ow, c1] max= r2_nChw16c[n, c0, 2*oh + r, 2*ow + s, c1]") !=
         std::string::npos);
-  CHECK_FALSE(bindsTensorNamed(callOf(model.program, "a"), "r1"));
+  // y is a graph output: the pool copies its result out.
+  CHECK(text.find("y[d0, 16*d1_0 + d1_1, d2, d3] = y_nChw16c[d0, d1_0, d2, d3, d1_1]") !=
+        std::string::npos);
   CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}
+
+TEST_CASE("a stem's conv, max-pool and next conv share one blocked activation each; a max-pool "
+          "of an NCHW input stays NCHW",
+          "[block-channels][forward-blocked]") {
+  // x [1, 3, 9, 10] -> conv a (16, 3x3 pad 1) -> relu -> max-pool 3x3 stride 2 pad 1 -> conv b
+  // (16, 3x3 pad 1) -> y, and the max-pool of the graph input x alone.
+  const std::string path = test::writeModel("fwdstem", R"({"name": "fwdstem",
+  "inputs": [{"name": "x", "shape": [1, 3, 9, 10]}], "outputs": ["y"],
+  "nodes": [
+    {"name": "a", "op_type": "Conv", "inputs": ["x", "wa", "ba"], "outputs": ["ca"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "relu1", "op_type": "Relu", "inputs": ["ca"], "outputs": ["r1"]},
+    {"name": "pool", "op_type": "MaxPool", "inputs": ["r1"], "outputs": ["p"],
+     "attributes": {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}},
+    {"name": "b", "op_type": "Conv", "inputs": ["p", "wb", "bb"], "outputs": ["y"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}}],
+  "initializers": [
+    {"name": "wa", "shape": [16, 3, 3, 3], "init": "he_normal", "seed": 9},
+    {"name": "ba", "shape": [16], "init": "he_normal", "seed": 10},
+    {"name": "wb", "shape": [16, 16, 3, 3], "init": "he_normal", "seed": 11},
+    {"name": "bb", "shape": [16], "init": "he_normal", "seed": 12}]})")
+                               .string();
+  for (codegen::VectorUnit unit : {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16}}) {
+    INFO("lanes " << unit.lanes);
+    compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
+    const ir::KernelCall &pool = callOf(model.program, "pool");
+    CHECK_FALSE(bindsTensorNamed(pool, "r1"));
+    CHECK_FALSE(bindsTensorNamed(pool, "p"));
+    CHECK_FALSE(bindsTensorNamed(callOf(model.program, "b"), "p"));
+    const std::string x = std::to_string(unit.lanes);
+    CHECK(pool.kernel.toString().find("p_nChw" + x + "c[n, c0, oh, ow, c1] max= r1_nChw" + x +
+                                      "c[n, c0, 2*oh + r - 1, 2*ow + s - 1, c1]") !=
+          std::string::npos);
+    CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+  }
+  const std::string alone = test::writeModel("fwdpoolalone", R"({"name": "fwdpoolalone",
+  "inputs": [{"name": "x", "shape": [1, 16, 9, 10]}], "outputs": ["y"],
+  "nodes": [{"name": "pool", "op_type": "MaxPool", "inputs": ["x"], "outputs": ["y"],
+     "attributes": {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}}]})")
+                                .string();
+  compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(alone), {}, codegen::VectorUnit{16, 32});
+  CHECK(compiler::scheduleToJson(model.schedule()).find("block_channels") == std::string::npos);
 }
 
 TEST_CASE("a 1x1 conv reading a forwarded blocked activation reads it directly, without a pack "
