@@ -36,6 +36,12 @@ std::string crossGccPackage(std::string triple) {
   return "gcc-" + triple;
 }
 
+/// $CC when it is set and not empty, else nullptr.
+const char *userCompiler() {
+  const char *cc = std::getenv("CC");
+  return cc && *cc ? cc : nullptr;
+}
+
 } // namespace
 
 std::string debianTriple(const std::string &triple) {
@@ -46,8 +52,7 @@ std::string debianTriple(const std::string &triple) {
 }
 
 std::string linkCompiler(const std::string &target) {
-  const char *cc = std::getenv("CC");
-  if (cc && *cc)
+  if (const char *cc = userCompiler())
     return cc;
   if (target == "native")
     return "cc";
@@ -59,6 +64,12 @@ std::string linkCompiler(const std::string &target) {
                 " (apt-get install " + crossGccPackage(triple) +
                 "), or set CC to a C compiler for " + target);
   return gcc;
+}
+
+std::vector<std::string> linkerFlags(const std::string &target) {
+  if (target == "native" && !userCompiler() && onPath("ld.lld"))
+    return {"-fuse-ld=lld"};
+  return {};
 }
 
 } // namespace nasc::compiler

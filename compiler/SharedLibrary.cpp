@@ -65,7 +65,8 @@ struct TempDir {
 
 ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptions &options,
                                 const std::string &soPath, const std::string &headerPath) {
-  const std::string cc = linkCompiler(options.target.native ? "native" : options.target.triple);
+  const std::string target = options.target.native ? "native" : options.target.triple;
+  const std::string cc = linkCompiler(target);
   TempDir tmp;
   fs::path abi = tmp.path / "abi.c";
   fs::path exports = tmp.path / "exports.map";
@@ -78,6 +79,8 @@ ir::PassTimes emitSharedLibrary(const PolyhedralModel &model, const CompileOptio
   times.time("link", [&] {
     std::vector<std::string> command = {cc,        "-O2", "-std=c11", "-fopenmp",  "-fPIC",
                                         "-shared", "-o",  soPath,     abi.string()};
+    const std::vector<std::string> linker = linkerFlags(target);
+    command.insert(command.end(), linker.begin(), linker.end());
     command.insert(command.end(), objects.begin(), objects.end());
     command.insert(command.end(), {"-Wl,--version-script=" + exports.string(), "-lm"});
     runCommand(command);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything nasc needs on Debian 12 from Debian's archive (apt-get only).
 # Usage: scripts/install-deps.sh [build|bench|test]
-#   build: compiler toolchain and libraries (enough for `nasc compile` and the demo), gnuplot
+#   build: compiler toolchain and libraries (enough for `nasc compile` and the demo; lld links
+#          the libraries nasc compiles, faster than GNU ld), gnuplot
 #          for `nasc search`'s pareto.svg, XGBoost for its cost model
 #   bench: build + oneDNN (libdnnl-dev) for tools/bench/layer_bench, the per-layer benchmark
 #   test:  bench + Python/PyTorch/ONNX for exporting test models, ONNX conformance data, the
@@ -12,7 +13,7 @@ set -euo pipefail
 profile=${1:-build}
 
 build_pkgs=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build ccache pkg-config lld
   libisl-dev llvm-19-dev libeigen3-dev catch2 libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
   libsqlite3-dev gnuplot-nox libxgboost-dev

@@ -1,5 +1,6 @@
 // Which C compiler links a library: $CC, else cc for "native", else Debian's <triple>-gcc on
-// PATH; a missing cross compiler is an error naming it and its Debian package.
+// PATH; a missing cross compiler is an error naming it and its Debian package; the host's cc
+// links with lld when ld.lld is on PATH.
 #include "compiler/LinkCompiler.h"
 #include "ir/Error.h"
 #include "test/support/ScopedEnv.h"
@@ -8,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 using namespace nasc;
 
@@ -44,4 +46,26 @@ TEST_CASE("a cross link without its compiler on PATH names the compiler and Debi
   CHECK_THROWS_WITH(compiler::linkCompiler("x86_64-unknown-linux-gnu"),
                     Catch::Contains("'x86_64-linux-gnu-gcc'") &&
                         Catch::Contains("gcc-x86-64-linux-gnu"));
+}
+
+TEST_CASE("the host's cc links with lld when ld.lld is on PATH, and only then", "[link]") {
+  const std::filesystem::path bin = std::filesystem::path(NASC_BINARY_DIR) / "test" / "lld_bin";
+  std::filesystem::create_directories(bin);
+  std::filesystem::copy_file("/bin/true", bin / "ld.lld",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::vector<std::string> lld{"-fuse-ld=lld"};
+  {
+    test::ScopedEnv path("PATH", bin.string());
+    test::ScopedEnv cc("CC", std::nullopt);
+    CHECK(compiler::linkerFlags("native") == lld);
+    CHECK(compiler::linkerFlags("aarch64-linux-gnu").empty());
+  }
+  {
+    test::ScopedEnv path("PATH", bin.string());
+    test::ScopedEnv cc("CC", "my-cc");
+    CHECK(compiler::linkerFlags("native").empty());
+  }
+  test::ScopedEnv path("PATH", "/nonexistent");
+  test::ScopedEnv cc("CC", std::nullopt);
+  CHECK(compiler::linkerFlags("native").empty());
 }

@@ -91,6 +91,6 @@ for model in $models; do
   read -r nasc_ms gflop <<< "$nasc_result"
   ort_ms="$(ort_median "$file")"
   awk -v m="$model" -v n="$nasc_ms" -v o="$ort_ms" -v g="$gflop" 'BEGIN {
-    printf "%-18s %12.2f %10.2f %10.1f %14.2f %12.2f\n", m, n, o, n / o, g * 1000 / n, g * 1000 / o
+    printf "%-18s %12.2f %10.2f %10.2f %14.2f %12.2f\n", m, n, o, n / o, g * 1000 / n, g * 1000 / o
   }'
 done
