@@ -4,6 +4,7 @@
 
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/transforms/ForwardBlocked.h"
+#include "compiler/transforms/ForwardPadded.h"
 #include "compiler/transforms/Primitives.h"
 #include "ir/Error.h"
 #include "ir/ParallelWork.h"
@@ -100,6 +101,10 @@ void layoutPass(PolyhedralModel &model, const PassInputs &in) {
 
 void forwardBlockedPass(PolyhedralModel &model, const PassInputs &) {
   model.times.time("layout steps", [&] { forwardBlockedLayouts(model.program); });
+}
+
+void forwardPaddedPass(PolyhedralModel &model, const PassInputs &) {
+  model.times.time("layout steps", [&] { forwardPaddedInputs(model.program); });
 }
 
 /// Sets KernelRecord::sameAs of every kernel scheduled by default.
@@ -237,6 +242,10 @@ const std::vector<PassDefinition> &passDefinitions() {
       {{"forward-blocked", "forwardBlockedLayouts: activations stay channel-blocked between "
                            "kernels that read them so"},
        forwardBlockedPass,
+       printKernels},
+      {{"forward-padded", "forwardPaddedInputs: a kernel writes its output into the padded "
+                          "copy a later kernel's pad_input made of it, and that copy is dropped"},
+       forwardPaddedPass,
        printKernels},
       {{"scop", "poly::buildScop: iteration domains, access relations, initial schedule (an isl "
                 "context per kernel of its own structure; passes from here on run in parallel)"},

@@ -104,7 +104,7 @@ struct PipelinePass {
 };
 
 /// The passes of lowerToPolyhedral, in the order they run: neural-steps, lower, layout,
-/// forward-blocked, scop, dependences, schedule, ast.
+/// forward-blocked, forward-padded, scop, dependences, schedule, ast.
 const std::vector<PipelinePass> &pipelinePasses();
 
 /// Runs the passes of pipelinePasses() on an inference-ready graph (ir::loadModel), all of
@@ -131,10 +131,10 @@ PolyhedralModel lowerToPolyhedral(ir::Graph graph, const ModelSchedule &schedule
 
 /// Prints what pass `pass` made of `model` (lowered up to that pass or past it), for `nasc
 /// inspect MODEL --after PASS`: the graph (neural-steps); per kernel, or only the kernels
-/// implementing `node` when it is not empty, the Kernel (lower, forward-blocked), the Kernel and
-/// its trace so far (layout), the Scop (scop), the dependences (dependences), the trace and the
-/// schedule tree (schedule) or the AST (ast); compiler/PipelineDump.h. Throws nasc::Error for
-/// an unknown pass or a `node` that no kernel implements.
+/// implementing `node` when it is not empty, the Kernel (lower, forward-blocked, forward-padded),
+/// the Kernel and its trace so far (layout), the Scop (scop), the dependences (dependences), the
+/// trace and the schedule tree (schedule) or the AST (ast); compiler/PipelineDump.h. Throws
+/// nasc::Error for an unknown pass or a `node` that no kernel implements.
 void printAfterPass(std::ostream &out, const PolyhedralModel &model, const std::string &pass,
                     const std::string &node = {});
 

@@ -817,11 +817,36 @@ int poolBlock(const ir::Program &program, size_t call, const ir::Statement &st) 
              : 0;
 }
 
-/// Applies block_channels with `block` and the default input block to statement `name` of
-/// program.calls[call]; returns its step.
+/// The tensor conv statement `name` of program.calls[call] reads its input from: the source of
+/// the kernel's copy into the tensor it loads (pad_input's padded copy, subsample_input's
+/// compact one), or that tensor.
+int convInputSource(const ir::Program &program, size_t call, const std::string &name) {
+  const ir::Kernel &kernel = program.calls[call].kernel;
+  const int loaded = findStatement(kernel, name)->value.args[0].access.tensor;
+  for (const ir::Statement &st : kernel.statements)
+    if (st.write.tensor == loaded && st.value.op == ir::Expr::Op::Load)
+      return st.value.access.tensor;
+  return loaded;
+}
+
+/// The input block of conv statement `name` of program.calls[call] blocked by `block`: the
+/// block of the blocked activation whose NCHW copy its input is (copiedOutBlock), when
+/// block_channels accepts it, so forwardBlockedLayouts drops that copy and the conv's pack (a
+/// 1x1 conv 144 -> 24, blocked by 8 on a 16-lane unit, read its nChw16c input through an NCHW
+/// copy and a pack into nChw8c); 0 (block_channels' default) otherwise.
+int forwardedInputBlock(const ir::Program &program, size_t call, const std::string &name,
+                        int block) {
+  const int64_t input = copiedOutBlock(program, call, convInputSource(program, call, name));
+  return input > 0 && blockChannelsRefusal(program, call, name, block, input).empty()
+             ? static_cast<int>(input)
+             : 0;
+}
+
+/// Applies block_channels with `block` and input block `inputBlock` (0: the default) to
+/// statement `name` of program.calls[call]; returns its step.
 ScheduleStep applyBlockChannels(ir::Program &program, size_t call, const std::string &name,
-                                int block) {
-  const int inputBlock = static_cast<int>(blockChannels(program, call, name, block));
+                                int block, int inputBlock = 0) {
+  inputBlock = static_cast<int>(blockChannels(program, call, name, block, inputBlock));
   return {"block_channels", {name}, {{"block", {block}}, {"input_block", {inputBlock}}}};
 }
 
@@ -884,7 +909,8 @@ std::vector<ScheduleStep> applyDefaultLayout(ir::Program &program, size_t call,
     const int block = chosen ? choices.block : channelBlock(program, call, name, unit);
     if (block == 0)
       continue;
-    steps.push_back(applyBlockChannels(program, call, name, block));
+    steps.push_back(applyBlockChannels(program, call, name, block,
+                                       forwardedInputBlock(program, call, name, block)));
   }
   return steps;
 }

@@ -55,12 +55,6 @@ std::optional<CopyOut> matchCopyOut(const ir::Kernel &kernel, size_t s) {
   return CopyOut{s, w.tensor, r.tensor, x};
 }
 
-/// The kernel tensor of `call` bound to `buffer`, or -1.
-int tensorOf(const ir::KernelCall &call, int buffer) {
-  auto it = std::find(call.args.begin(), call.args.end(), buffer);
-  return it == call.args.end() ? -1 : static_cast<int>(it - call.args.begin());
-}
-
 /// Whether every access of `call` to its tensor `t` only reads it with channels x·a + b.
 bool readsBlockable(const ir::KernelCall &call, int t, int64_t x) {
   for (const ir::Statement &st : call.kernel.statements) {
@@ -90,17 +84,6 @@ void readBlocked(ir::KernelCall &call, int t, int blocked) {
       a.index.push_back(ir::AffineExpr::iter(before.depth(), inner));
     });
   }
-}
-
-/// Removes kernel tensor `t` of `call` (no statement accesses it any more).
-void unbind(ir::KernelCall &call, int t) {
-  call.kernel.tensors.erase(call.kernel.tensors.begin() + t);
-  call.args.erase(call.args.begin() + t);
-  for (ir::Statement &st : call.kernel.statements)
-    forEachAccess(st, [&](ir::Access &a) {
-      if (a.tensor > t)
-        --a.tensor;
-    });
 }
 
 /// Whether the copy `copy` of call `c` can be dropped: O a Temp written by this statement only.

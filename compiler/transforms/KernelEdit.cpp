@@ -158,6 +158,21 @@ bool accessesTensor(const ir::Statement &st, int tensor) {
   return found;
 }
 
+int tensorOf(const ir::KernelCall &call, int buffer) {
+  auto it = std::find(call.args.begin(), call.args.end(), buffer);
+  return it == call.args.end() ? -1 : static_cast<int>(it - call.args.begin());
+}
+
+void unbind(ir::KernelCall &call, int t) {
+  call.kernel.tensors.erase(call.kernel.tensors.begin() + t);
+  call.args.erase(call.args.begin() + t);
+  for (ir::Statement &st : call.kernel.statements)
+    forEachAccess(st, [&](ir::Access &a) {
+      if (a.tensor > t)
+        --a.tensor;
+    });
+}
+
 SplitIterators splitIterator(ir::Statement &st, size_t d, int64_t factor,
                              std::optional<size_t> innerAfter) {
   const bool reduction = d < st.reduction.size() && st.reduction[d];

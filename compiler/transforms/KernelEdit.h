@@ -55,6 +55,13 @@ void forEachAccess(const ir::Statement &st, const std::function<void(const ir::A
 /// Whether `st` writes or loads kernel tensor `tensor`.
 bool accessesTensor(const ir::Statement &st, int tensor);
 
+/// The kernel tensor of `call` bound to program buffer `buffer`, or -1.
+int tensorOf(const ir::KernelCall &call, int buffer);
+
+/// Removes kernel tensor `t` of `call` (no statement accesses it any more); the tensors after
+/// it move down one index.
+void unbind(ir::KernelCall &call, int t);
+
 /// The iterators of a split: `outer` (extent / factor) and `inner` (factor), with
 /// iterator = factor · outer + inner.
 struct SplitIterators {

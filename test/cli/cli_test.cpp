@@ -77,11 +77,12 @@ TEST_CASE("inspect prints the IR of every stage for one node", "[cli]") {
 
 TEST_CASE("inspect --after prints the model as each pass left it", "[cli]") {
   const fs::path spec = tinyConv("after_conv.json");
-  const std::array<std::pair<const char *, const char *>, 8> expected = {{
+  const std::array<std::pair<const char *, const char *>, 9> expected = {{
       {"neural-steps", "c = Conv(x, w)"},
       {"lower", "ow + s - 1 >= 0"}, // padding is still a constraint of the domain
       {"layout", "//   pad_input(S1)"},
       {"forward-blocked", "x_padded"},
+      {"forward-padded", "x_padded"},
       {"scop", "domain: { "},
       {"dependences", "flow: { "},
       {"schedule", "// trace of c: "},

@@ -1,4 +1,6 @@
-// forwardBlockedLayouts (compiler/transforms/ForwardBlocked.h), run by lowerToPolyhedral: a
+// forwardBlockedLayouts (compiler/transforms/ForwardBlocked.h), pass "forward-blocked" of
+// lowerToPolyhedral (the kernels are read as that pass left them, the compiled model after every
+// pass): a
 // blocked conv's copy back to NCHW is dropped when every later reader can read nChw[x]c (the
 // next conv's pad copy, a residual Add, a max-pool the default layout blocks because its input
 // is blocked), and kept for a graph output; a 1x1 reader reads the blocked tensor without a pack
@@ -41,6 +43,16 @@ const ir::KernelCall &callOf(const ir::Program &program, const std::string &node
   });
 }
 
+/// The model at `path` lowered up to pass "forward-blocked" for vector unit `unit`.
+compiler::PolyhedralModel blockedModel(const std::string &path, const codegen::VectorUnit &unit) {
+  return compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit, "forward-blocked");
+}
+
+/// test::referenceError of the model at `path` lowered by every pass for `unit`, on 2 threads.
+double compiledError(const std::string &path, const codegen::VectorUnit &unit) {
+  return test::referenceError(compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit), path, 2);
+}
+
 bool bindsTensorNamed(const ir::KernelCall &call, const std::string &name) {
   return std::any_of(call.kernel.tensors.begin(), call.kernel.tensors.end(),
                      [&](const ir::TensorDecl &t) { return t.name == name; });
@@ -52,8 +64,7 @@ TEST_CASE("a blocked conv's output stays blocked for a blocked reader, and is co
           "for a graph output",
           "[block-channels][forward-blocked]") {
   const std::string path = test::writeModel("fwdres", residualNet("fwdres", "")).string();
-  compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{8, 16});
+  const compiler::PolyhedralModel model = blockedModel(path, codegen::VectorUnit{8, 16});
   const ir::KernelCall &a = callOf(model.program, "a");
   const ir::KernelCall &b = callOf(model.program, "b");
   // Kernel a no longer writes r1 in NCHW; kernel b reads r1_nChw8c in its pad copy and its Add.
@@ -65,7 +76,7 @@ TEST_CASE("a blocked conv's output stays blocked for a blocked reader, and is co
   // y is a graph output: kernel b copies its result out.
   CHECK(text.find("y[d0, 8*d1_0 + d1_1, d2, d3] = y_nChw8c[d0, d1_0, d2, d3, d1_1]") !=
         std::string::npos);
-  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+  CHECK(compiledError(path, codegen::VectorUnit{8, 16}) <= 1e-5);
 }
 
 TEST_CASE("a max-pool reading a blocked conv's output is blocked with its block and reads it "
@@ -75,8 +86,7 @@ TEST_CASE("a max-pool reading a blocked conv's output is blocked with its block 
     {"name": "pool", "op_type": "MaxPool", "inputs": ["r2"], "outputs": ["y"],
      "attributes": {"kernel_shape": [2, 2], "strides": [2, 2]}})";
   const std::string path = test::writeModel("fwdpool", residualNet("fwdpool", tail)).string();
-  compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{16, 32});
+  const compiler::PolyhedralModel model = blockedModel(path, codegen::VectorUnit{16, 32});
   CHECK_FALSE(bindsTensorNamed(callOf(model.program, "b"), "r2"));
   const ir::KernelCall &pool = callOf(model.program, "pool");
   CHECK_FALSE(bindsTensorNamed(pool, "r2"));
@@ -86,7 +96,7 @@ TEST_CASE("a max-pool reading a blocked conv's output is blocked with its block 
   // y is a graph output: the pool copies its result out.
   CHECK(text.find("y[d0, 16*d1_0 + d1_1, d2, d3] = y_nChw16c[d0, d1_0, d2, d3, d1_1]") !=
         std::string::npos);
-  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+  CHECK(compiledError(path, codegen::VectorUnit{16, 32}) <= 1e-5);
 }
 
 TEST_CASE("a stem's conv, max-pool and next conv share one blocked activation each; a max-pool "
@@ -112,7 +122,7 @@ TEST_CASE("a stem's conv, max-pool and next conv share one blocked activation ea
                                .string();
   for (codegen::VectorUnit unit : {codegen::VectorUnit{16, 32}, codegen::VectorUnit{8, 16}}) {
     INFO("lanes " << unit.lanes);
-    compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, unit);
+    const compiler::PolyhedralModel model = blockedModel(path, unit);
     const ir::KernelCall &pool = callOf(model.program, "pool");
     CHECK_FALSE(bindsTensorNamed(pool, "r1"));
     CHECK_FALSE(bindsTensorNamed(pool, "p"));
@@ -121,7 +131,7 @@ TEST_CASE("a stem's conv, max-pool and next conv share one blocked activation ea
     CHECK(pool.kernel.toString().find("p_nChw" + x + "c[n, c0, oh, ow, c1] max= r1_nChw" + x +
                                       "c[n, c0, 2*oh + r - 1, 2*ow + s - 1, c1]") !=
           std::string::npos);
-    CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+    CHECK(compiledError(path, unit) <= 1e-5);
   }
   const std::string alone = test::writeModel("fwdpoolalone", R"({"name": "fwdpoolalone",
   "inputs": [{"name": "x", "shape": [1, 16, 9, 10]}], "outputs": ["y"],
@@ -151,8 +161,7 @@ TEST_CASE("a 1x1 conv reading a forwarded blocked activation reads it directly, 
     {"name": "wb", "shape": [16, 16, 1, 1], "init": "he_normal", "seed": 7},
     {"name": "bb", "shape": [16], "init": "he_normal", "seed": 8}]})")
                                .string();
-  compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{8, 16});
+  const compiler::PolyhedralModel model = blockedModel(path, codegen::VectorUnit{8, 16});
   const ir::KernelCall &b = callOf(model.program, "b");
   // Kernel b: bias, conv, ReLU and the copy-out of the graph output y; no copy of r1_nChw8c
   // into a tensor of its own (block_channels' r1_nChw8c_1).
@@ -160,5 +169,34 @@ TEST_CASE("a 1x1 conv reading a forwarded blocked activation reads it directly, 
   CHECK_FALSE(bindsTensorNamed(b, "r1_nChw8c_1"));
   CHECK(b.kernel.toString().find("+= (r1_nChw8c[n, c0, oh + r, ow + s, c1] * ") !=
         std::string::npos);
-  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+  CHECK(compiledError(path, codegen::VectorUnit{8, 16}) <= 1e-5);
+}
+
+TEST_CASE("a conv blocked by 8 on a 16-lane unit reads its producer's nChw16c activation with "
+          "input block 16, without a copy to NCHW and a pack",
+          "[block-channels][forward-blocked]") {
+  // x [1, 16, 6, 5] -> conv a (32, 3x3 pad 1, block 16) -> relu -> conv b (24, 1x1: 24 is a
+  // multiple of 8, not of 16) -> y.
+  const std::string path = test::writeModel("fwdinblock", R"({"name": "fwdinblock",
+  "inputs": [{"name": "x", "shape": [1, 16, 6, 5]}], "outputs": ["y"],
+  "nodes": [
+    {"name": "a", "op_type": "Conv", "inputs": ["x", "wa", "ba"], "outputs": ["ca"],
+     "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+    {"name": "relu1", "op_type": "Relu", "inputs": ["ca"], "outputs": ["r1"]},
+    {"name": "b", "op_type": "Conv", "inputs": ["r1", "wb", "bb"], "outputs": ["y"],
+     "attributes": {"kernel_shape": [1, 1]}}],
+  "initializers": [
+    {"name": "wa", "shape": [32, 16, 3, 3], "init": "he_normal", "seed": 13},
+    {"name": "ba", "shape": [32], "init": "he_normal", "seed": 14},
+    {"name": "wb", "shape": [24, 32, 1, 1], "init": "he_normal", "seed": 15},
+    {"name": "bb", "shape": [24], "init": "he_normal", "seed": 16}]})")
+                               .string();
+  const compiler::PolyhedralModel model = blockedModel(path, codegen::VectorUnit{16, 32});
+  const ir::KernelCall &b = callOf(model.program, "b");
+  CHECK_FALSE(bindsTensorNamed(callOf(model.program, "a"), "r1"));
+  CHECK_FALSE(bindsTensorNamed(b, "r1"));
+  CHECK(b.kernel.toString().find("y_nChw8c[n, k0, oh, ow, k1] += (r1_nChw16c[n, c0, oh + r, "
+                                 "ow + s, c1] * wb_OIhw16i8o[k0, c0, r, s, c1, k1])") !=
+        std::string::npos);
+  CHECK(compiledError(path, codegen::VectorUnit{16, 32}) <= 1e-5);
 }

@@ -42,7 +42,8 @@ TEST_CASE("the pipeline's passes, in order", "[pipeline]") {
     CHECK_FALSE(pass.summary.empty());
   }
   CHECK(names == std::vector<std::string>{"neural-steps", "lower", "layout", "forward-blocked",
-                                          "scop", "dependences", "schedule", "ast"});
+                                          "forward-padded", "scop", "dependences", "schedule",
+                                          "ast"});
 }
 
 TEST_CASE("lowering stops after the pass asked for, with each record filled up to it",
@@ -85,7 +86,7 @@ TEST_CASE("lowering stops after the pass asked for, with each record filled up t
 TEST_CASE("an unknown pass is refused with the list of passes", "[pipeline][error]") {
   CHECK_THROWS_WITH(lowerGemmUpTo("isl-ast"),
                     "unknown pass 'isl-ast' (the passes, in order: neural-steps, lower, layout, "
-                    "forward-blocked, scop, dependences, schedule, ast)");
+                    "forward-blocked, forward-padded, scop, dependences, schedule, ast)");
   const compiler::PolyhedralModel model = lowerGemmUpTo("");
   std::ostringstream out;
   CHECK_THROWS_WITH(compiler::printAfterPass(out, model, "dependences", "conv7"),

@@ -2,6 +2,10 @@
 
 #include "ir/Error.h"
 #include "ir/passes/Passes.h"
+#include "runtime/jit/KernelProfile.h"
+
+#include <algorithm>
+#include <chrono>
 
 namespace nasc::bench {
 
@@ -22,10 +26,25 @@ ir::Node layerNode(const std::string &name, const LayerShape &shape) {
            {"group", shape.group}}};
 }
 
+/// Adds node `name` to `g`: a 1x1 conv of `channels` channels from `in` to `out` whose weights
+/// "<name>.w" are the identity matrix (no bias).
+void addIdentityConv(ir::Graph &g, const std::string &name, int64_t channels, const std::string &in,
+                     const std::string &out) {
+  ir::Tensor w = ir::Tensor::zeros({channels, channels, 1, 1});
+  for (int64_t c = 0; c < channels; ++c)
+    w.f[static_cast<size_t>(c * channels + c)] = 1.0f;
+  g.initializers[name + ".w"] = w;
+  g.nodes.push_back({name, "Conv", {in, name + ".w"}, {out}, {}});
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 } // namespace
 
-ir::Graph layerGraph(const std::string &name, const LayerShape &shape,
-                     const LayerTensors &tensors) {
+ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const LayerTensors &tensors,
+                     bool between) {
   ir::Graph g;
   g.name = name;
   g.source = "<layer_bench " + name + ">";
@@ -34,29 +53,59 @@ ir::Graph layerGraph(const std::string &name, const LayerShape &shape,
   g.values["x"] = {ir::DType::Float32, tensors.x.shape};
   g.initializers["w"] = tensors.w;
   g.initializers["b"] = tensors.b;
+  ir::Node node = layerNode(name, shape);
+  if (between) {
+    node.inputs[0] = "layer_in";
+    node.outputs[0] = "layer_out";
+    addIdentityConv(g, "before", shape.C, "x", "layer_in");
+    g.nodes.push_back(node);
+    addIdentityConv(g, "after", shape.K, "layer_out", "y");
+  } else {
+    g.nodes = {node};
+  }
   for (const auto &[value, tensor] : g.initializers)
     g.values[value] = {ir::DType::Float32, tensor.shape};
-  g.nodes = {layerNode(name, shape)};
   ir::prepareForInference(g);
   return g;
 }
 
-NascLayer::NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int threads)
+NascLayer::NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int threads,
+                     bool kernelOnly)
     : input_(tensors.x.f), output_(static_cast<size_t>(ir::numElements(outputShape(layer.shape)))) {
+  if (kernelOnly && layer.shape.gemm)
+    throw Error("layer " + layer.name + ": a Gemm has no kernel-only timing");
   compiler::CompileOptions options;
   options.threads = threads;
-  model_ = compiler::CompiledModel::compile(layerGraph(layer.name, layer.shape, tensors), options);
+  options.profile = kernelOnly;
+  model_ = compiler::CompiledModel::compile(
+      layerGraph(layer.name, layer.shape, tensors, kernelOnly), options);
   const ir::Program &program = model_->program();
+  if (kernelOnly) {
+    auto it =
+        std::find_if(program.calls.begin(), program.calls.end(), [&](const ir::KernelCall &c) {
+          return std::find(c.nodes.begin(), c.nodes.end(), layer.name) != c.nodes.end();
+        });
+    if (it == program.calls.end())
+      throw Error("layer " + layer.name + ": no kernel of nasc's program implements it");
+    kernel_ = static_cast<size_t>(it - program.calls.begin());
+  }
   const ir::Shape &produced = program.buffers[static_cast<size_t>(program.outputs.at(0))].shape;
   if (produced != outputShape(layer.shape))
     throw Error("layer " + layer.name + ": nasc's output has shape " + ir::shapeToString(produced) +
                 ", expected " + ir::shapeToString(outputShape(layer.shape)));
 }
 
-void NascLayer::run() {
+double NascLayer::run() {
   const float *in = input_.data();
   float *out = output_.data();
+  if (!kernel_) {
+    const auto start = std::chrono::steady_clock::now();
+    model_->runRaw(&in, &out);
+    return secondsSince(start);
+  }
+  runtime::KernelProfile profile(model_->program().calls.size());
   model_->runRaw(&in, &out);
+  return profile.seconds().at(*kernel_);
 }
 
 } // namespace nasc::bench

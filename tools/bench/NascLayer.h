@@ -7,6 +7,7 @@
 #include "tools/bench/LayerTensors.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,24 +15,35 @@ namespace nasc::bench {
 
 /// The inference-ready graph (ir::prepareForInference) of one layer: input "x" -> node `name`
 /// (Conv with kernel_shape, strides, pads, group; or Gemm with transB = 1) with initializers "w"
-/// and "b" from `tensors` -> output "y". Throws nasc::Error if a pass rejects the graph.
-ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const LayerTensors &tensors);
+/// and "b" from `tensors` -> output "y". With `between` (a conv only), the node sits between
+/// two identity 1x1 convs ("x" -> "before" -> node -> "after" -> "y", weights the identity
+/// matrix, no bias), which leave the values unchanged and make its input and output
+/// activations of a network. Throws nasc::Error if a pass rejects the graph.
+ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const LayerTensors &tensors,
+                     bool between = false);
 
 /// layerGraph compiled by compiler::CompiledModel (host target, default trace), owning its input
 /// (NCHW, tensors.x) and output (outputShape) buffers.
 class NascLayer {
 public:
-  /// Compiles the layer for `threads` threads. Throws nasc::Error on a failed compilation or an
-  /// output shape other than outputShape(layer.shape).
-  NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int threads);
-  /// Computes the output from the input (one call of the generated code, no checks).
-  void run();
+  /// Compiles the layer for `threads` threads. With `kernelOnly` (a conv), compiles it between
+  /// identity convs (layerGraph's `between`) with the per-kernel profile, so that run() times
+  /// the layer's kernel as in a network: reading its input and writing its output in the layout
+  /// the default schedule keeps between kernels (nChw[x]c for a blocked conv), without the
+  /// copies from and to NCHW a lone layer makes. Throws nasc::Error on a failed compilation or
+  /// an output shape other than outputShape(layer.shape).
+  NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int threads, bool kernelOnly);
+  /// Computes the output from the input (one call of the generated code, no checks); returns
+  /// the wall seconds of the call, or with kernelOnly those of the layer's kernel in it.
+  double run();
   /// The output of the last run, row-major NCHW (or 1 x K).
   const std::vector<float> &output() const { return output_; }
 
 private:
   std::unique_ptr<compiler::CompiledModel> model_;
   std::vector<float> input_, output_;
+  /// With kernelOnly, the index of the layer's kernel among the program's calls.
+  std::optional<size_t> kernel_;
 };
 
 } // namespace nasc::bench

@@ -156,9 +156,15 @@ void printHeader(const RunInfo &info) {
               "outputs agree within relative error %.0e\n",
               info.minRuns, info.minSeconds, info.tolerance);
   std::printf("oneDNN's time: %s\n",
-              info.onednnNchw ? "its reorders from the NCHW input and to the NCHW output, and "
-                                "the primitive (--onednn-nchw)"
-                              : "the primitive alone, on data reordered once");
+              info.onednnNchw   ? "its reorders from the NCHW input and to the NCHW output, and "
+                                  "the primitive (--onednn-nchw)"
+              : info.nascKernel ? "the primitive alone, on data reordered once, the second "
+                                  "of two calls in a row (warm as nasc's kernel)"
+                                : "the primitive alone, on data reordered once");
+  std::printf("nasc's time: %s\n",
+              info.nascKernel ? "the layer's kernel alone, as in a network (between identity 1x1 "
+                                "convs, per-kernel profile; --nasc-kernel); the Gemm whole"
+                              : "the layer from the NCHW input to the NCHW output");
   std::printf("load average (1, 5, 15 min) at start: %s\n\n", info.loadBefore.c_str());
 }
 
@@ -207,6 +213,7 @@ void writeJson(const std::string &path, const std::vector<LayerResult> &results,
                       {"onednn_version", info.onednnVersion},
                       {"threads", info.threads},
                       {"onednn_nchw_reorders_timed", info.onednnNchw},
+                      {"nasc_kernel_only", info.nascKernel},
                       {"min_runs", info.minRuns},
                       {"min_seconds", info.minSeconds},
                       {"tolerance", info.tolerance},

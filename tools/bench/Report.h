@@ -33,6 +33,9 @@ struct RunInfo {
   int threads = 1, minRuns = 0;
   double minSeconds = 0, tolerance = 0;
   bool onednnNchw = false; ///< oneDNN timed with its reorders from and to NCHW (--onednn-nchw).
+  /// nasc's conv kernel timed alone, between identity convs, by the per-kernel profile
+  /// (--nasc-kernel; NascLayer's kernelOnly).
+  bool nascKernel = false;
 
   /// The larger of the two peaks, times `threads`: the 100 % of "% of peak", GFLOP/s.
   double peakGflops() const;

@@ -6,14 +6,13 @@
 
 namespace nasc::bench {
 
-namespace {
-
-/// Wall seconds of one call of `work`.
 double secondsOf(const std::function<void()> &work) {
   auto start = std::chrono::steady_clock::now();
   work();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+namespace {
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -22,15 +21,15 @@ double median(std::vector<double> values) {
 
 } // namespace
 
-AlternatingTiming timeAlternating(const std::function<void()> &first,
-                                  const std::function<void()> &second, int minRuns,
+AlternatingTiming timeAlternating(const std::function<double()> &first,
+                                  const std::function<double()> &second, int minRuns,
                                   double minSeconds) {
   std::vector<double> a, b;
   double totalA = 0, totalB = 0;
   while (static_cast<int>(a.size()) < std::max(minRuns, 1) || totalA < minSeconds ||
          totalB < minSeconds) {
-    a.push_back(secondsOf(first));
-    b.push_back(secondsOf(second));
+    a.push_back(first());
+    b.push_back(second());
     totalA += a.back();
     totalB += b.back();
   }

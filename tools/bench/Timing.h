@@ -12,14 +12,18 @@ struct AlternatingTiming {
   int runs = 0;
 };
 
-/// Calls `first` and `second` alternately (first, second, first, ...), timing each call alone
-/// with std::chrono::steady_clock, until each has been called at least `minRuns` times and each
-/// has spent at least `minSeconds` in total; returns the medians and minima. Alternating spreads
+/// Wall seconds of one call of `work` (std::chrono::steady_clock).
+double secondsOf(const std::function<void()> &work);
+
+/// Calls `first` and `second` alternately (first, second, first, ...), each returning the
+/// seconds its call took (secondsOf, or a part of the call it timed itself), until each has
+/// been called at least `minRuns` times and each has spent at least `minSeconds` in total;
+/// returns the medians and minima. Alternating spreads
 /// drift of clock frequency and machine load over both; the minima are the calls that were not
 /// preempted (on a loaded machine the median can be a scheduler time slice). Warm-up calls are
 /// the caller's.
-AlternatingTiming timeAlternating(const std::function<void()> &first,
-                                  const std::function<void()> &second, int minRuns,
+AlternatingTiming timeAlternating(const std::function<double()> &first,
+                                  const std::function<double()> &second, int minRuns,
                                   double minSeconds);
 
 } // namespace nasc::bench

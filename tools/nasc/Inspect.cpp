@@ -23,7 +23,7 @@ struct InspectArgs : ModelArgs {
 /// The pass whose dump `inspect --stage` prints for the polyhedral stages.
 std::string stagePass(const std::string &stage) {
   if (stage == "kernel")
-    return "forward-blocked";
+    return "forward-padded";
   return stage == "isl" ? "scop" : "ast";
 }
 
