@@ -3,9 +3,9 @@
 #include "ir/Error.h"
 #include "ir/passes/Passes.h"
 #include "runtime/jit/KernelProfile.h"
+#include "tools/bench/Timing.h"
 
 #include <algorithm>
-#include <chrono>
 
 namespace nasc::bench {
 
@@ -35,10 +35,6 @@ void addIdentityConv(ir::Graph &g, const std::string &name, int64_t channels, co
     w.f[static_cast<size_t>(c * channels + c)] = 1.0f;
   g.initializers[name + ".w"] = w;
   g.nodes.push_back({name, "Conv", {in, name + ".w"}, {out}, {}});
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
@@ -98,11 +94,8 @@ NascLayer::NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int t
 double NascLayer::run() {
   const float *in = input_.data();
   float *out = output_.data();
-  if (!kernel_) {
-    const auto start = std::chrono::steady_clock::now();
-    model_->runRaw(&in, &out);
-    return secondsSince(start);
-  }
+  if (!kernel_)
+    return secondsOf([&] { model_->runRaw(&in, &out); });
   runtime::KernelProfile profile(model_->program().calls.size());
   model_->runRaw(&in, &out);
   return profile.seconds().at(*kernel_);
