@@ -304,7 +304,7 @@ std::string reportMarkdown(const std::string &reportJson) {
   md += "| | original | searched | ratio |\n|---|---|---|---|\n";
   auto row = [&](const std::string &name, double before, double after, const char *format) {
     md += "| " + name + " | " + number(before, format) + " | " + number(after, format) + " | " +
-          number(after / before, "%.3f") + " |\n";
+          number(after / before, "%.3g") + " |\n";
   };
   row("latency (ms)", original["seconds"].get<double>() * 1e3, best["seconds"].get<double>() * 1e3,
       "%.3f");
@@ -336,20 +336,25 @@ std::string reportMarkdown(const std::string &reportJson) {
   return md;
 }
 
-void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
-                        const SearchResult &result, const SearchOptions &options,
-                        const TuningDb &db) {
+std::vector<std::string> writeSearchOutputs(const std::string &dir, const std::string &modelPath,
+                                            const SearchResult &result,
+                                            const SearchOptions &options, const TuningDb &db) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error)
     throw Error(dir + ": cannot create the output directory (" + error.message() + ")");
   const ir::Graph original = nas::loadForTraining(modelPath);
   const Json report = reportJson(modelPath, result, options, original, db);
-  if (result.best)
+  std::vector<std::string> written;
+  if (result.best) {
     writeBest(dir, modelPath, result, options, original, report["best"]["capacity"].dump());
+    written = {"model.onnx", "schedule.json", "libmodel.so", "model.h"};
+  }
   writeText(fs::path(dir) / "report.json", report.dump(2) + "\n");
   writeText(fs::path(dir) / "report.md", reportMarkdown(report.dump()));
   writePlot(fs::path(dir) / "pareto.svg", modelPath, result, options);
+  written.insert(written.end(), {"report.json", "report.md", "pareto.svg"});
+  return written;
 }
 
 } // namespace nasc::search

@@ -5,6 +5,7 @@
 #include "compiler/search/TuningDb.h"
 
 #include <string>
+#include <vector>
 
 namespace nasc::search {
 
@@ -23,10 +24,11 @@ namespace nasc::search {
 ///    original (writeParetoSvg), the best marked.
 /// Without a best candidate only the reports and the plot are written, the reports saying so. Each
 /// file is written under a temporary name and renamed, so none is left half-written. Throws
-/// nasc::Error naming the file that cannot be written.
-void writeSearchOutputs(const std::string &dir, const std::string &modelPath,
-                        const SearchResult &result, const SearchOptions &options,
-                        const TuningDb &db);
+/// nasc::Error naming the file that cannot be written. Returns the names of the files written,
+/// in the order above.
+std::vector<std::string> writeSearchOutputs(const std::string &dir, const std::string &modelPath,
+                                            const SearchResult &result,
+                                            const SearchOptions &options, const TuningDb &db);
 
 /// The Markdown table of report.md (also what `nasc search` prints at its end).
 std::string reportMarkdown(const std::string &reportJson);

@@ -24,14 +24,10 @@ bool contains(const std::vector<std::string> &names, const std::string &name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-isl::union_set nodeDomain(const isl::schedule_node &node) {
-  return isl::manage(isl_schedule_node_get_domain(node.get()));
-}
-
 /// The outermost band at or below `node` whose domain holds instances of `statement`.
 std::optional<isl::schedule_node> outermostBand(const isl::schedule_node &node,
                                                 const std::string &statement) {
-  if (!contains(statementNames(nodeDomain(node)), statement))
+  if (!contains(statementsUnder(node), statement))
     return std::nullopt;
   if (node.isa<isl::schedule_node_band>())
     return node;
@@ -61,10 +57,14 @@ isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string 
   if (!band)
     throw NoSuchBand(primitive + ": statement '" + statement + "' has no loop band at depth " +
                      std::to_string(depth));
-  if (!allowShared && statementNames(nodeDomain(*band)).size() != 1)
+  if (!allowShared && statementsUnder(*band).size() != 1)
     throw UnknownStatement(primitive + ": the band of statement '" + statement +
                            "' also schedules other statements");
   return band->as<isl::schedule_node_band>();
+}
+
+std::vector<std::string> statementsUnder(const isl::schedule_node &node) {
+  return statementNames(isl::manage(isl_schedule_node_get_domain(node.get())));
 }
 
 } // namespace nasc::compiler

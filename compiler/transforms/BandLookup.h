@@ -6,6 +6,7 @@
 #include <isl/cpp.h>
 
 #include <string>
+#include <vector>
 
 namespace nasc::compiler {
 
@@ -22,5 +23,9 @@ namespace nasc::compiler {
 isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string &statement,
                                       int depth, const std::string &primitive,
                                       bool allowShared = false);
+
+/// The names of the statements whose instances `node` schedules (its domain's sets), in the
+/// domain's order.
+std::vector<std::string> statementsUnder(const isl::schedule_node &node);
 
 } // namespace nasc::compiler

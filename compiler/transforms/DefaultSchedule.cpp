@@ -125,9 +125,9 @@ private:
   std::vector<std::vector<int64_t>> counts_;
 };
 
-/// The iterator that index `e` of statement `st` takes the values of: e is one iterator
-/// (coefficient 1, constant 0), or a sum of such iterators all but one of which have one
-/// iteration (g + k' of a depthwise conv's output channel); nullopt otherwise.
+/// The iterator that index `e` of statement `st` takes the values of, up to e's constant: e is
+/// one iterator (coefficient 1) plus a constant, or a sum of such iterators all but one of which
+/// have one iteration (g + k' of a depthwise conv's output channel); nullopt otherwise.
 std::optional<size_t> indexIterator(const ir::Statement &st, const ir::AffineExpr &e) {
   std::vector<size_t> used, varying;
   for (size_t d = 0; d < e.coeffs.size(); ++d)
@@ -138,21 +138,29 @@ std::optional<size_t> indexIterator(const ir::Statement &st, const ir::AffineExp
       if (st.extents[d] > 1)
         varying.push_back(d);
     }
-  if (e.constant != 0 || used.empty())
+  if (used.empty())
     return std::nullopt;
   if (used.size() == 1)
     return used[0];
   return varying.size() == 1 ? std::optional<size_t>(varying[0]) : std::nullopt;
 }
 
+/// Where an iterator's values land in a tensor: the index position and the constant added
+/// (oh + 1 of a conv writing the inside of its consumer's padded tensor: {2, 1}).
+struct TensorIndex {
+  size_t position = 0;
+  int64_t offset = 0;
+  bool operator==(const TensorIndex &) const = default;
+};
+
 /// For each iterator of `st` that an index of `access` takes the values of (indexIterator),
-/// that index's position in the tensor.
-std::vector<std::optional<size_t>> tensorIndexOfIterators(const ir::Statement &st,
-                                                          const ir::Access &access) {
-  std::vector<std::optional<size_t>> position(st.depth());
+/// that index's position in the tensor and its constant.
+std::vector<std::optional<TensorIndex>> tensorIndexOfIterators(const ir::Statement &st,
+                                                               const ir::Access &access) {
+  std::vector<std::optional<TensorIndex>> position(st.depth());
   for (size_t i = 0; i < access.index.size(); ++i)
     if (std::optional<size_t> it = indexIterator(st, access.index[i]))
-      position[*it] = i;
+      position[*it] = TensorIndex{i, access.index[i].constant};
   return position;
 }
 
@@ -309,15 +317,15 @@ public:
 
   /// The steps giving statement `neighbour` the first `depth` loops of the register-tiled
   /// statement `reduction` (each an iterator split as the reduction's is, matched through the
-  /// index of `tensor` both access), so the two can be fused at `depth`; nullopt when an
-  /// iterator of those loops does not index the tensor alone in both.
+  /// index of `tensor` both access, plus the same constant), so the two can be fused at
+  /// `depth`; nullopt when an iterator of those loops does not index the tensor alone in both.
   std::optional<std::vector<ScheduleStep>> alignTo(const ir::Statement &neighbour,
                                                    const ir::Statement &reduction,
                                                    const BandMembers &tiled, int tensor,
                                                    int depth) const {
-    const std::vector<std::optional<size_t>> reductionIndex =
+    const std::vector<std::optional<TensorIndex>> reductionIndex =
         tensorIndexOfIterators(reduction, accessTo(reduction, tensor));
-    const std::vector<std::optional<size_t>> neighbourIndex =
+    const std::vector<std::optional<TensorIndex>> neighbourIndex =
         tensorIndexOfIterators(neighbour, accessTo(neighbour, tensor));
     auto neighbourDim = [&](size_t dim) -> std::optional<size_t> {
       if (!reductionIndex[dim])
@@ -469,13 +477,16 @@ public:
   }
 
   /// Parallelizes the outermost parallel loop of `st`'s first band (no band is above it) unless
-  /// a reduction loop of more than one iteration encloses it: a parallel loop inside a
+  /// a reduction loop of more than one iteration encloses it, or the statements of `kernel`
+  /// under the band have fewer than kMinParallelInstances instances. A parallel loop inside a
   /// reduction loop (a Gemm's output loop under its sum over c) would start a thread team per
   /// step of the sum, slower than one thread.
-  void parallelizeOutermost(const ir::Statement &st) {
+  void parallelizeOutermost(const ir::Statement &st, const ir::Kernel &kernel) {
     if (st.depth() == 0)
       return;
     isl::schedule_node_band band = statementBand(current_, st.name, 0, "parallelize", true);
+    if (instancesUnder(band, kernel) < kMinParallelInstances)
+      return;
     int member = poly::outermostParallelMember(current_, deps_, band);
     if (member < 0)
       return;
@@ -483,6 +494,17 @@ public:
       if (!poly::isDegenerate(band, m) && isReductionLoop(band, m))
         return;
     tryStep({"parallelize", {st.name}, {{"member", {member}}, {"band", {0}}}});
+  }
+
+  /// The instances of the statements of `kernel` that `band` schedules, each counted over its
+  /// box of extents.
+  static int64_t instancesUnder(const isl::schedule_node_band &band, const ir::Kernel &kernel) {
+    const std::vector<std::string> names = statementsUnder(band);
+    int64_t total = 0;
+    for (const ir::Statement &st : kernel.statements)
+      if (std::find(names.begin(), names.end(), st.name) != names.end())
+        total += std::reduce(st.extents.begin(), st.extents.end(), int64_t{1}, std::multiplies<>());
+    return total;
   }
 
   /// Whether band member `m` separates instances of a reduction and nothing else.
@@ -989,7 +1011,7 @@ ScheduledTrace defaultSchedule(const poly::Scop &scop, const poly::Dependences &
     }
   builder.fuseAroundReductions(kernel);
   for (const ir::Statement &st : kernel.statements)
-    builder.parallelizeOutermost(st);
+    builder.parallelizeOutermost(st, kernel);
   return {builder.trace(), builder.schedule()};
 }
 

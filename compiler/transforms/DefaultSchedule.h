@@ -163,6 +163,16 @@ inline constexpr int kEpilogueFuseDepth = 3;
 /// that all of them share whatever the padding.
 inline constexpr int kProducerFuseDepth = 2;
 
+/// Statement instances (the points of the iteration domains of the statements a band schedules,
+/// counted over their boxes of extents) below which the default trace parallelizes no loop of
+/// the band: a thread team costs 3.1-3.4 us a region on Zen 5 (2 threads, libgomp) and the
+/// second thread reads what the first wrote from the other core's cache. ResNet-18's global
+/// average pool (25,600 instances) took 0.012 ms on one thread and 0.033 on two (Zen 5,
+/// docs/performance.md); the halo fills of a conv's padded input (14,848 instances for 64
+/// channels at 56x56) take about a microsecond. The smallest convs, ResNet-18's 1x1
+/// projections (over 10^6), still gain from two threads.
+inline constexpr int64_t kMinParallelInstances = 1 << 16;
+
 /// Bytes of an operand's working set that the default trace counts as staying in cache when a
 /// loop streams it again (rowsOutside): half of the 1 MiB per-core L2 of Zen 4/5 and of Intel's
 /// server cores, the rest left to the other operand, the outputs and conflicts.

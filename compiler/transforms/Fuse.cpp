@@ -1,5 +1,6 @@
 #include "compiler/transforms/Fuse.h"
 
+#include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
 #include "compiler/transforms/ScheduleTreeCopy.h"
 
@@ -16,13 +17,8 @@ struct Child {
   std::vector<std::string> statements;
 };
 
-std::vector<std::string> statementNames(const isl::schedule_node &node) {
-  std::vector<std::string> names;
-  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(node.get()));
-  domain.foreach_set([&](isl::set s) {
-    const char *name = isl_set_get_tuple_name(s.get());
-    names.push_back(name ? name : "");
-  });
+std::vector<std::string> sortedStatementsUnder(const isl::schedule_node &node) {
+  std::vector<std::string> names = statementsUnder(node);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -37,7 +33,7 @@ std::vector<Child> topLevelChildren(const isl::schedule &schedule) {
     nodes.push_back(top);
   std::vector<Child> children;
   for (const isl::schedule_node &node : nodes)
-    children.push_back({node, statementNames(node)});
+    children.push_back({node, sortedStatementsUnder(node)});
   return children;
 }
 

@@ -84,21 +84,27 @@ TEST_CASE("a conv net JIT-compiled with the default schedule equals the referenc
   CHECK(test::referenceError(std::move(model), path, 1, 7) <= 1e-4);
 }
 
-TEST_CASE("the default schedule starts no thread team inside a reduction loop",
-          "[default-schedule]") {
-  // Batch 1: a Gemm's output loop k runs inside its reduction loop c (the vector loop is k), and
-  // a global average pool's channel loop inside its h and w loops. Parallelizing them would
-  // fork once per c (512 times for ResNet-18's fc); no parallel loop is under a reduction loop.
-  const std::string json = R"({"name": "gemmgap", "inputs": [{"name": "x", "shape": [1, 4, 3, 3]}],
+namespace {
+
+/// x [1, c, h, w] -> GlobalAveragePool -> Flatten -> Gemm (k outputs, bias) -> y.
+std::string poolGemmModel(const std::string &name, int64_t c, int64_t h, int64_t w, int64_t k) {
+  auto str = [](int64_t v) { return std::to_string(v); };
+  return R"({"name": ")" + name + R"(", "inputs": [{"name": "x", "shape": [1, )" + str(c) + ", " +
+         str(h) + ", " + str(w) + R"(]}],
     "outputs": ["y"], "nodes": [
       {"name": "gap", "op_type": "GlobalAveragePool", "inputs": ["x"], "outputs": ["g"]},
       {"name": "flat", "op_type": "Flatten", "inputs": ["g"], "outputs": ["f"]},
       {"name": "fc", "op_type": "Gemm", "inputs": ["f", "w", "b"], "outputs": ["y"],
        "attributes": {"transB": 1}}],
-    "initializers": [{"name": "w", "shape": [6, 4], "init": "he_normal", "seed": 1},
-                     {"name": "b", "shape": [6], "init": "he_normal", "seed": 2}]})";
-  std::string path = test::writeModel("gemmgap", json).string();
-  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+    "initializers": [{"name": "w", "shape": [)" +
+         str(k) + ", " + str(c) + R"(], "init": "he_normal", "seed": 1},
+                     {"name": "b", "shape": [)" +
+         str(k) + R"(], "init": "he_normal", "seed": 2}]})";
+}
+
+/// The "// parallel" marks in the ASTs of `model`'s kernels; each must be on an outermost loop
+/// (no parallel loop under another loop, a reduction loop in particular).
+int outermostParallelMarks(const compiler::PolyhedralModel &model) {
   int marks = 0;
   for (size_t c = 0; c < model.kernels.size(); ++c) {
     std::string ast = poly::astToString(*model.kernels[c].ast);
@@ -107,7 +113,32 @@ TEST_CASE("the default schedule starts no thread team inside a reduction loop",
          at = ast.find("// parallel", at + 1), ++marks)
       CHECK((at == 0 || ast.compare(at - 3, 3, "\n  ") == 0));
   }
-  CHECK(marks >= 2); // the Gemm's bias init and the pool's scaling loop
+  return marks;
+}
+
+} // namespace
+
+TEST_CASE("the default schedule starts no thread team inside a reduction loop",
+          "[default-schedule]") {
+  // Batch 1: a Gemm's output loop k runs inside its reduction loop c (the vector loop is k), and
+  // a global average pool's channel loop inside its h and w loops. Parallelizing them would
+  // fork once per c (512 times for ResNet-18's fc); no parallel loop is under a reduction loop.
+  // Both sums have 65,536 x 2 instances, over kMinParallelInstances (65,536), so only the
+  // reduction rule keeps them serial. The pool's zeroing and scaling and Flatten's copy (65,536
+  // instances each) get a parallel loop, the Gemm's bias (2 instances) none.
+  std::string path = test::writeModel("gemmgap", poolGemmModel("gemmgap", 65536, 2, 1, 2)).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  CHECK(outermostParallelMarks(model) == 3);
+  CHECK(test::referenceError(std::move(model), path, 2, 7) <= 1e-5);
+}
+
+TEST_CASE("the default schedule runs a kernel of fewer than 65,536 instances on one thread",
+          "[default-schedule]") {
+  // The pool: 4 x 3 x 3 + 2 x 4 instances; the Gemm: 6 x 4 + 6 (CIFAR ResNet's fc: 5,130).
+  std::string path =
+      test::writeModel("gemmgapsmall", poolGemmModel("gemmgapsmall", 4, 3, 3, 6)).string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path));
+  CHECK(outermostParallelMarks(model) == 0);
   CHECK(test::referenceError(std::move(model), path, 2, 7) <= 1e-5);
 }
 
@@ -244,5 +275,19 @@ TEST_CASE("the default trace fuses a blocked conv's bias, ReLU and copy-out into
   CHECK(has(trace, R"({"primitive":"split","statement":"S0","member":1,"factor":2,"band":0})"));
   CHECK(has(trace, R"({"primitive":"split","statement":"S2","member":1,"factor":2,"band":0})"));
   CHECK(has(trace, R"({"primitive":"fuse","statements":["S0","S1","S2","P8"],"depth":3})"));
+  CHECK(error <= 1e-5);
+}
+
+TEST_CASE("the default trace leaves a conv's small halo fills on one thread and parallelizes "
+          "the conv",
+          "[default-schedule][jit]") {
+  // 16 channels at 32x32 -> 32, 3x3 pad 1, on AVX2 (8 lanes): the halo fills of the padded
+  // input (2 blocks x (2 x 34 + 2 x 32) x 8 = 2,112 instances) and the copy into it (16,384)
+  // stay serial; the conv (32 x 32 x 32 x 16 x 9, fused with its bias and ReLU) is parallel.
+  auto [trace, error] = defaultTraceAndError(
+      "smallfills", convReluModel("smallfills", 16, 32, 32, 32, 3, 1, 1), {8, 16});
+  INFO(trace);
+  CHECK_FALSE(has(trace, R"({"primitive":"parallelize","statement":"P)"));
+  CHECK(has(trace, R"({"primitive":"parallelize","statement":"S0","member":1,"band":0})"));
   CHECK(error <= 1e-5);
 }

@@ -129,3 +129,24 @@ TEST_CASE("a conv of a graph input keeps its pad copy", "[forward-padded]") {
   CHECK(contains(callOf(model.program, "b").kernel.toString(),
                  "x_padded_nChw8c[d0, d1_0, d2 + 1, d3 + 1, d1_1] = x[d0, 8*d1_0 + d1_1, d2, d3]"));
 }
+
+TEST_CASE("a conv writing into its reader's padded tensor fuses its bias and ReLU into its "
+          "output rows",
+          "[forward-padded]") {
+  // 32 output channels in 4 blocks of 8: conv a's tile holds 2 blocks by the 5 columns, loops
+  // (n, k0 outer, oh, ...). Its bias S0, conv S1 and ReLU S2 all write r1_padded at oh + 1 and
+  // ow + 1, so the same constant on both sides aligns their rows: fused at depth 3.
+  const std::string path = test::writeModel("fwdpadfuse", chain("fwdpadfuse", 32, false)).string();
+  const compiler::PolyhedralModel model =
+      compiler::lowerToPolyhedral(ir::loadModel(path), {}, codegen::VectorUnit{8, 16});
+  const compiler::ModelSchedule schedule = model.schedule();
+  auto a = std::find_if(schedule.kernels.begin(), schedule.kernels.end(),
+                        [](const compiler::KernelSchedule &k) { return k.node == "a"; });
+  REQUIRE(a != schedule.kernels.end());
+  const std::string trace = compiler::scheduleToJson({schedule.source, {*a}});
+  INFO(trace);
+  CHECK(contains(trace, R"({"primitive":"interchange","statement":"S0","order":[0,1,3,2,4,5]})"));
+  CHECK(contains(trace, R"({"primitive":"interchange","statement":"S2","order":[0,1,3,2,4,5]})"));
+  CHECK(contains(trace, R"({"primitive":"fuse","statements":["S0","S1","S2"],"depth":3})"));
+  CHECK(compiledError(path, codegen::VectorUnit{8, 16}) <= 1e-5);
+}

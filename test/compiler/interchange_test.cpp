@@ -5,6 +5,7 @@
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Primitives.h"
 #include "test/support/Kernels.h"
+#include "test/support/ScheduleRun.h"
 
 #include <catch2/catch.hpp>
 
@@ -95,7 +96,7 @@ TEST_CASE("interchange moves a conv's reduction loops c r s inside ow: schedule 
 }
 
 TEST_CASE("the default trace interchanges the conv's reduction to (n, k, oh, c, r, s, ow), "
-          "unrolls-and-jams k into the ow loop and parallelizes the outermost loop of >1 iteration",
+          "unrolls-and-jams k into the ow loop and parallelizes nothing in a kernel this small",
           "[interchange][default-schedule]") {
   poly::IslContext ctx;
   ir::Kernel kernel = smallConv();
@@ -107,6 +108,7 @@ TEST_CASE("the default trace interchanges the conv's reduction to (n, k, oh, c, 
         std::optional<size_t>(0));
   poly::Scop scop = poly::buildScop(ctx.get(), kernel);
   poly::Dependences deps = poly::computeDependences(scop, kernel);
+  // 40 + 1,080 statement instances, under kMinParallelInstances: no parallelize step.
   compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "conv", {16, 32});
   std::vector<std::string> steps;
   for (const auto &step : trace.steps)
@@ -114,9 +116,7 @@ TEST_CASE("the default trace interchanges the conv's reduction to (n, k, oh, c, 
   CHECK(steps == std::vector<std::string>{"interchange(S1, order=[0, 1, 2, 4, 5, 6, 3])",
                                           "split(S1, member=1, factor=2, band=0)",
                                           "interchange(S1, order=[0, 1, 3, 4, 5, 6, 7, 2])",
-                                          "unroll(S1, member=7, factor=2, band=0)",
-                                          "parallelize(S0, member=1, band=0)",
-                                          "parallelize(S1, member=2, band=0)"});
+                                          "unroll(S1, member=7, factor=2, band=0)"});
   compiler::KernelSchedule interchangeOnly{"conv", {trace.steps[0]}};
   CHECK(test::scheduleText(compiler::applyTrace(scop, deps, interchangeOnly, "test")) ==
         std::string(kConvDomain) + kConvAfter);
@@ -133,7 +133,12 @@ TEST_CASE("interchanging a 2-d stencil with a (1, -1) dependence is refused nami
   CHECK_THROWS_WITH(compiler::interchange(scop, deps, "S", {1, 0}),
                     "interchange of statement 'S' to order [1, 0] would break the dependence "
                     "{ S[i, j] -> S[i' = 1 + i, j' = -1 + j] : 0 < i <= 2 and 0 < j <= 2 }");
-  compiler::KernelSchedule trace = compiler::defaultTrace(scop, deps, kernel, "stencil", {16, 32});
+  CHECK(compiler::defaultTrace(scop, deps, kernel, "stencil", {16, 32}).steps.empty());
+  // 257 x 256 instances, over kMinParallelInstances: the default trace parallelizes j, the
+  // member that carries no dependence.
+  auto [large, largeScop, largeDeps] = test::Scheduled(ctx, stencil2d(257));
+  compiler::KernelSchedule trace =
+      compiler::defaultTrace(largeScop, largeDeps, large, "stencil", {16, 32});
   REQUIRE(trace.steps.size() == 1);
   CHECK(trace.steps[0].toString() == "parallelize(S, member=1, band=0)");
 }

@@ -85,7 +85,6 @@ TEST_CASE("the default trace pads a conv's input, blocks its channels, register-
       {"primitive":"unroll","statement":"S1","member":7,"factor":16,"band":0},
       {"primitive":"fuse","statements":["S0","S1","S2","P8"],"depth":3},
       {"primitive":"fuse","statements":["P3","P4","P5","P6","P7"],"depth":2},
-      {"primitive":"parallelize","statement":"P3","member":0,"band":0},
       {"primitive":"parallelize","statement":"S0","member":0,"band":0}
     ]
   }

@@ -20,6 +20,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace fs = std::filesystem;
 using namespace nasc;
@@ -157,7 +158,13 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   const search::SearchResult result = runSmall(model, options, db);
   const fs::path dir = fs::path(NASC_BINARY_DIR) / "test" / "search" / "outputs";
   fs::remove_all(dir);
-  search::writeSearchOutputs(dir.string(), model, result, options, db);
+  const std::vector<std::string> files =
+      search::writeSearchOutputs(dir.string(), model, result, options, db);
+  std::set<std::string> inDir;
+  for (const auto &entry : fs::directory_iterator(dir))
+    inDir.insert(entry.path().filename().string());
+  CHECK(std::set<std::string>(files.begin(), files.end()) == inDir);
+  CHECK(files.size() == inDir.size());
   const nlohmann::json report = nlohmann::json::parse(std::ifstream(dir / "report.json"));
   CHECK(report["candidates"]["total"] == 6);
   CHECK(fs::exists(dir / "report.md"));
@@ -185,6 +192,36 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
   CHECK(fs::exists(dir / "model.h"));
   for (const auto &entry : fs::directory_iterator(dir))
     CHECK(entry.path().extension() != ".partial");
+}
+
+TEST_CASE("report.md gives a proxy's ratio in significant digits however small", "[search]") {
+  // synflow of CIFAR ResNet-34 before and after a search (the demo of 2026-12-04): the ratio
+  // 4.9e49 / 1.9e55 is 2.58e-06, which three decimals printed as 0.000.
+  const nlohmann::json proxies = {{"synflow", 1.9e55}}, after = {{"synflow", 4.9e49}};
+  const nlohmann::json report = {
+      {"model", "m.json"},
+      {"cpu", "znver5"},
+      {"threads", 1},
+      {"strategy", "random"},
+      {"policy", "synflow"},
+      {"seed", 1},
+      {"candidates", {{"total", 2}, {"measured", 1}, {"refused", 1}, {"wrong", 0}, {"failed", 0}}},
+      {"wall_seconds", 10.0},
+      {"candidates_per_second", 0.2},
+      {"phase_seconds", nlohmann::json::object()},
+      {"tuned_original", {{"seconds", 0.0}}},
+      {"original", {{"seconds", 0.010}, {"flops", 2e6}, {"params", 1e5}, {"proxies", proxies}}},
+      {"best",
+       {{"seconds", 0.004},
+        {"flops", 1e6},
+        {"params", 5e4},
+        {"proxies", after},
+        {"speedup", 2.5},
+        {"speedup_vs_tuned", nullptr}}},
+      {"layers", nlohmann::json::array()}};
+  const std::string md = search::reportMarkdown(report.dump());
+  CHECK(md.find("| synflow | 1.9e+55 | 4.9e+49 | 2.58e-06 |") != std::string::npos);
+  CHECK(md.find("| latency (ms) | 10.000 | 4.000 | 0.4 |") != std::string::npos);
 }
 
 namespace {

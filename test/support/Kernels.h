@@ -37,16 +37,16 @@ inline ir::Kernel matmulWithInit(int64_t m, int64_t n, int64_t k) {
   return kernel;
 }
 
-/// S[i, j]: A[i][j] = A[i - 1][j + 1] + A[i - 1][j] for 1 <= i < 4, 0 <= j < 3: dependences
-/// (1, -1) and (1, 0).
-inline ir::Kernel stencil2d() {
+/// S[i, j]: A[i][j] = A[i - 1][j + 1] + A[i - 1][j] for 1 <= i < n, 0 <= j < n - 1 (A is n x n):
+/// dependences (1, -1) and (1, 0).
+inline ir::Kernel stencil2d(int64_t n = 4) {
   ir::Kernel kernel;
   kernel.name = "stencil";
-  kernel.tensors = {{"A", {4, 4}}};
+  kernel.tensors = {{"A", {n, n}}};
   ir::Statement st;
   st.name = "S";
   st.iterators = {"i", "j"};
-  st.extents = {4, 3};
+  st.extents = {n, n - 1};
   st.constraints = {{it(2, 0) + (-1), false}};
   st.reduction = {false, false};
   st.write = {0, {it(2, 0), it(2, 1)}};

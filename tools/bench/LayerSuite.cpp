@@ -61,11 +61,11 @@ LayerShape depthwise3x3(int64_t C, int64_t H, int64_t stride = 1) {
 /// The 3x3 convs of one ResNet-34 (basic block) network: per stage the stride-2 first conv and
 /// the stride-1 conv, stage 1 at spatial size `h1`; names `prefix`_l1, _l2_s2, _l2, ...
 void addResNetConvs(std::vector<BenchLayer> &suite, const std::string &prefix, int64_t h1) {
-  suite.push_back({prefix + "_l1", LayerGroup::Dense3x3, conv3x3(64, h1, 64), ""});
+  suite.push_back({prefix + "_l1", LayerGroup::Dense3x3, conv3x3(64, h1, 64), "", 3});
   for (int stage = 2, c = 64, h = static_cast<int>(h1); stage <= 4; ++stage, c *= 2, h /= 2) {
     const std::string name = prefix + "_l" + std::to_string(stage);
-    suite.push_back({name + "_s2", LayerGroup::Dense3x3, conv3x3(c, h, 2 * c, 2), ""});
-    suite.push_back({name, LayerGroup::Dense3x3, conv3x3(2 * c, h / 2, 2 * c), ""});
+    suite.push_back({name + "_s2", LayerGroup::Dense3x3, conv3x3(c, h, 2 * c, 2), "", 3});
+    suite.push_back({name, LayerGroup::Dense3x3, conv3x3(2 * c, h / 2, 2 * c), "", 3});
   }
 }
 
@@ -73,7 +73,7 @@ void addResNetConvs(std::vector<BenchLayer> &suite, const std::string &prefix, i
 void addProjections(std::vector<BenchLayer> &suite, const std::string &prefix, int64_t h1) {
   for (int stage = 2, c = 64, h = static_cast<int>(h1); stage <= 4; ++stage, c *= 2, h /= 2)
     suite.push_back({prefix + "_proj" + std::to_string(stage), LayerGroup::GroupedDepthwise1x1,
-                     conv1x1(c, h, 2 * c, 2), ""});
+                     conv1x1(c, h, 2 * c, 2), "", 3});
 }
 
 /// ResNeXt-50 32x4d's grouped 3x3 convs (group 32): stride 1 in stages 1-4, and stage 2's
@@ -128,17 +128,17 @@ void addVariants(std::vector<BenchLayer> &suite) {
   const auto v = LayerGroup::Variant;
   const std::string l1 = "r34_224_l1";
   for (int64_t g : {2, 4, 8})
-    suite.push_back({"r18_l1_g" + std::to_string(g), v, conv3x3(64, 56, 64, 1, g), l1});
-  suite.push_back({"r18_l1_bneck2", v, conv3x3(64, 56, 32), l1});
-  suite.push_back({"r18_l1_bneck4", v, conv3x3(64, 56, 16), l1});
-  suite.push_back({"r18_l1_sbneck2", v, conv3x3(64, 56, 64, 2), l1});
+    suite.push_back({"r18_l1_g" + std::to_string(g), v, conv3x3(64, 56, 64, 1, g), l1, 3});
+  suite.push_back({"r18_l1_bneck2", v, conv3x3(64, 56, 32), l1, 3});
+  suite.push_back({"r18_l1_bneck4", v, conv3x3(64, 56, 16), l1, 3});
+  suite.push_back({"r18_l1_sbneck2", v, conv3x3(64, 56, 64, 2), l1, 3});
   std::vector<BenchLayer> grouped;
   for (const BenchLayer &layer : suite)
     if (layer.group == LayerGroup::Dense3x3 && layer.name.starts_with("r34_224_") &&
         layer.name != l1) {
       LayerShape shape = layer.shape;
       shape.group = 4;
-      grouped.push_back({"r18" + layer.name.substr(7) + "_g4", v, shape, layer.name});
+      grouped.push_back({"r18" + layer.name.substr(7) + "_g4", v, shape, layer.name, 3});
     }
   suite.insert(suite.end(), grouped.begin(), grouped.end());
 }

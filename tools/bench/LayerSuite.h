@@ -43,6 +43,10 @@ struct BenchLayer {
   LayerGroup group = LayerGroup::Dense3x3;
   LayerShape shape;
   std::string original;
+  /// Kernel size (1 or 3) of the convs next to the layer in its network: 3 in ResNet basic
+  /// blocks (their 3x3 convs, projections and variants), else 1. layer_bench --nasc-kernel puts
+  /// the layer between identity convs of this size, so the layouts around it are the network's.
+  int64_t neighbourKernel = 1;
 };
 
 /// The whole suite in report order: ResNet-34's 3x3 convs at 224 and 32 (CIFAR) input and their

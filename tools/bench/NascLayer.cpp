@@ -26,21 +26,29 @@ ir::Node layerNode(const std::string &name, const LayerShape &shape) {
            {"group", shape.group}}};
 }
 
-/// Adds node `name` to `g`: a 1x1 conv of `channels` channels from `in` to `out` whose weights
-/// "<name>.w" are the identity matrix (no bias).
-void addIdentityConv(ir::Graph &g, const std::string &name, int64_t channels, const std::string &in,
-                     const std::string &out) {
-  ir::Tensor w = ir::Tensor::zeros({channels, channels, 1, 1});
+/// Adds node `name` to `g`: a `kernel` x `kernel` conv (stride 1, pad kernel / 2, so the
+/// spatial size is kept) of `channels` channels from `in` to `out` whose weights "<name>.w" are
+/// the identity matrix at the centre tap and zero elsewhere (no bias).
+void addIdentityConv(ir::Graph &g, const std::string &name, int64_t channels, int64_t kernel,
+                     const std::string &in, const std::string &out) {
+  ir::Tensor w = ir::Tensor::zeros({channels, channels, kernel, kernel});
+  const int64_t centre = (kernel / 2) * kernel + kernel / 2;
   for (int64_t c = 0; c < channels; ++c)
-    w.f[static_cast<size_t>(c * channels + c)] = 1.0f;
+    w.f[static_cast<size_t>((c * channels + c) * kernel * kernel + centre)] = 1.0f;
   g.initializers[name + ".w"] = w;
-  g.nodes.push_back({name, "Conv", {in, name + ".w"}, {out}, {}});
+  const int64_t p = kernel / 2;
+  g.nodes.push_back({name,
+                     "Conv",
+                     {in, name + ".w"},
+                     {out},
+                     {{"kernel_shape", std::vector<int64_t>{kernel, kernel}},
+                      {"pads", std::vector<int64_t>{p, p, p, p}}}});
 }
 
 } // namespace
 
 ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const LayerTensors &tensors,
-                     bool between) {
+                     int64_t neighbourKernel) {
   ir::Graph g;
   g.name = name;
   g.source = "<layer_bench " + name + ">";
@@ -50,12 +58,12 @@ ir::Graph layerGraph(const std::string &name, const LayerShape &shape, const Lay
   g.initializers["w"] = tensors.w;
   g.initializers["b"] = tensors.b;
   ir::Node node = layerNode(name, shape);
-  if (between) {
+  if (neighbourKernel > 0) {
     node.inputs[0] = "layer_in";
     node.outputs[0] = "layer_out";
-    addIdentityConv(g, "before", shape.C, "x", "layer_in");
+    addIdentityConv(g, "before", shape.C, neighbourKernel, "x", "layer_in");
     g.nodes.push_back(node);
-    addIdentityConv(g, "after", shape.K, "layer_out", "y");
+    addIdentityConv(g, "after", shape.K, neighbourKernel, "layer_out", "y");
   } else {
     g.nodes = {node};
   }
@@ -74,7 +82,8 @@ NascLayer::NascLayer(const BenchLayer &layer, const LayerTensors &tensors, int t
   options.threads = threads;
   options.profile = kernelOnly;
   model_ = compiler::CompiledModel::compile(
-      layerGraph(layer.name, layer.shape, tensors, kernelOnly), options);
+      layerGraph(layer.name, layer.shape, tensors, kernelOnly ? layer.neighbourKernel : 0),
+      options);
   const ir::Program &program = model_->program();
   if (kernelOnly) {
     auto it =

@@ -162,8 +162,9 @@ void printHeader(const RunInfo &info) {
                                   "of two calls in a row (warm as nasc's kernel)"
                                 : "the primitive alone, on data reordered once");
   std::printf("nasc's time: %s\n",
-              info.nascKernel ? "the layer's kernel alone, as in a network (between identity 1x1 "
-                                "convs, per-kernel profile; --nasc-kernel); the Gemm whole"
+              info.nascKernel ? "the layer's kernel alone, as in a network (between identity "
+                                "convs of its neighbours' size, per-kernel profile; "
+                                "--nasc-kernel); the Gemm whole"
                               : "the layer from the NCHW input to the NCHW output");
   std::printf("load average (1, 5, 15 min) at start: %s\n\n", info.loadBefore.c_str());
 }

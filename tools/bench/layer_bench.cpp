@@ -61,13 +61,15 @@ void addOptions(CLI::App &app, Settings &s) {
                "Time oneDNN with its reorders from the NCHW input and to the NCHW output, as "
                "nasc's layer, which takes and gives NCHW, is timed (default: the primitive "
                "alone, on data reordered once)");
-  app.add_flag("--nasc-kernel", s.nascKernel,
-               "Time nasc's conv kernel alone, as in a network: the layer compiled between two "
-               "identity 1x1 convs, so that it reads and writes the layout kept between kernels "
-               "(nChw[x]c for a blocked conv) without the copies from and to NCHW of a lone "
-               "layer, timed by the per-kernel profile (default: the layer from NCHW to NCHW); "
-               "the counterpart of oneDNN's primitive alone, which is then timed on its second "
-               "call in a row, its data in cache as nasc's kernel's input is")
+  app.add_flag(
+         "--nasc-kernel", s.nascKernel,
+         "Time nasc's conv kernel alone, as in a network: the layer compiled between two "
+         "identity convs of the size of its neighbours in its network (3x3 in ResNet "
+         "basic blocks, else 1x1), so that it reads and writes the layout kept between kernels "
+         "(nChw[x]c for a blocked conv) without the copies from and to NCHW of a lone "
+         "layer, timed by the per-kernel profile (default: the layer from NCHW to NCHW); "
+         "the counterpart of oneDNN's primitive alone, which is then timed on its second "
+         "call in a row, its data in cache as nasc's kernel's input is")
       ->excludes("--onednn-nchw");
   app.add_option("--json", s.json, "Also write the results as JSON to this file");
 }

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace nasc::cli {
 
@@ -126,13 +127,14 @@ int runSearchCommand(SearchArgs &args) {
   const search::SearchResult result = search::runSearch(args.model, options, db, printProgress,
                                                         [] { return stopRequested.load(); });
   std::printf("%s", isatty(STDOUT_FILENO) ? "\n" : "");
-  search::writeSearchOutputs(args.out, args.model, result, options, db);
+  const std::vector<std::string> written =
+      search::writeSearchOutputs(args.out, args.model, result, options, db);
   std::ifstream report(args.out + "/report.md");
-  std::cout << report.rdbuf() << "wrote " << args.out
-            << (result.best
-                    ? "/{model.onnx,schedule.json,libmodel.so,model.h,report.json,report.md}"
-                    : "/{report.json,report.md}")
-            << "; records in " << dbPath << "\n";
+  std::string names;
+  for (const std::string &name : written)
+    names += (names.empty() ? "" : ",") + name;
+  std::cout << report.rdbuf() << "wrote " << args.out << "/{" << names << "}; records in " << dbPath
+            << "\n";
   return 0;
 }
 
