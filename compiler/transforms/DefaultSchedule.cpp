@@ -9,6 +9,7 @@
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/SubsampleInput.h"
 #include "compiler/transforms/TransformErrors.h"
+#include "ir/Tensor.h"
 #include "polyhedral/Legality.h"
 #include "polyhedral/ParallelLoops.h"
 
@@ -503,7 +504,7 @@ public:
     int64_t total = 0;
     for (const ir::Statement &st : kernel.statements)
       if (std::find(names.begin(), names.end(), st.name) != names.end())
-        total += std::reduce(st.extents.begin(), st.extents.end(), int64_t{1}, std::multiplies<>());
+        total += ir::numElements(st.extents);
     return total;
   }
 
