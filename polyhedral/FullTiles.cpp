@@ -96,6 +96,14 @@ isl_set *fullTilePoints(isl_set *points, const std::vector<int> &dims) {
   return full;
 }
 
+/// `points` without its last `inner` dimensions: the members inside a band's last unrolled
+/// one, whose values within a tile do not make it full or partial (the lanes of a row of
+/// vectors whose last vector is partial).
+isl_set *withoutInnerMembers(isl_set *points, unsigned inner) {
+  const isl_size total = isl_set_dim(points, isl_dim_set);
+  return isl_set_project_out(points, isl_dim_set, static_cast<unsigned>(total) - inner, inner);
+}
+
 /// The isolate option { isolate[[outer] -> [band]] : full } for a band below `outer` members.
 isl_union_set *isolateOption(isl_set *full, unsigned outer) {
   isl_map *map = isl_map_move_dims(isl_map_from_range(full), isl_dim_in, 0, isl_dim_out, 0, outer);
@@ -112,13 +120,16 @@ isl_schedule_node *isolateBand(isl_schedule_node *node, void *) {
   isl_set *points = bandPoints(node);
   if (!points)
     return node;
-  const isl_size outer = isl_set_dim(points, isl_dim_set) - isl_schedule_node_band_n_member(node);
+  const isl_size members = isl_schedule_node_band_n_member(node);
+  const isl_size outer = isl_set_dim(points, isl_dim_set) - members;
+  const unsigned inner = static_cast<unsigned>(members - unrolled.back() - 1);
   std::vector<int> dims;
   for (int m : unrolled)
     dims.push_back(outer + m);
-  isl_set *full = fullTilePoints(points, dims);
+  isl_set *full = fullTilePoints(withoutInnerMembers(points, inner), dims);
   if (!full)
     return node;
+  full = isl_set_add_dims(full, isl_dim_set, inner);
   std::vector<isl_ast_loop_type> types;
   for (int m = 0; m < isl_schedule_node_band_n_member(node); ++m)
     types.push_back(isl_schedule_node_band_member_get_ast_loop_type(node, m));

@@ -10,8 +10,11 @@ namespace nasc::poly {
 /// (Schedule Tree)") on each band that has a member of AST loop type unroll, is not directly
 /// under a mark node, and whose unrolled members do not take all their values at some point
 /// of the other loops: the isolated part is the points of the outer bands' and this band's
-/// other members at which every unrolled member takes every value of its range (a full tile),
-/// and the isolated part gets the band's AST loop types. isl then generates the full tiles
+/// other members outside its last unrolled one at which every unrolled member takes every
+/// value of its range (a full tile), and the isolated part gets the band's AST loop types.
+/// The members inside the last unrolled one do not count: a row of vectors whose last vector
+/// is partial (56 columns in 4 unrolled vectors of 16) is one tile, each vector a loop of its
+/// own lanes. isl then generates the full tiles
 /// without the tail's guards (which would otherwise sit inside the loops below the tile's
 /// outer loop, e.g. a convolution's reduction loops) and the partial tile after them. Bands
 /// whose unrolled members always take all their values (every split divides) are returned

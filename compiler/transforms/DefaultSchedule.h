@@ -140,6 +140,14 @@ inline constexpr int kMaxNchwTileRows = 8;
 /// rows, which share each broadcast).
 inline constexpr int kMaxRowVectors = 3;
 
+/// Most vectors of a register tile over a whole row of a grouped conv kept in NCHW whose row is
+/// not a multiple of the vector, the last vector partial (generated apart by isl, vectorized by
+/// LLVM at a narrower width): 56 columns are 3.5 vectors of 16 (AVX-512); a tile of 4 output
+/// channels by the 4 vectors, 16 accumulators, ran ResNet-18's layer-1 3x3 conv with group 8
+/// (8 channels per group) in 0.17-0.18 ms against 0.38 blocked by 8 and 0.33 with 8 channels by
+/// 4 vectors (Zen 5, 1 thread, docs/performance.md).
+inline constexpr int kMaxPartialRowVectors = 4;
+
 /// Whether the default layout leaves convolution statement `st` (its domain a box, i.e. after
 /// pad_input) in NCHW, not block_channels: a convolution whose loads move by one element along
 /// ow, with ow a multiple of at least two vectors, that is depthwise (channel multiplier 1) or
@@ -152,6 +160,14 @@ inline constexpr int kMaxRowVectors = 3;
 /// register tile then vectorizes it along ow with no relayout copies (AVX2, 1 thread:
 /// MobileNetV2's 1x1 32 -> 16 at 112x112 2.6x and its depthwise 3x3 of 32 channels at 112x112
 /// 1.5x faster than blocked, docs/performance.md).
+/// Also a grouped conv, not depthwise, whose output channels per group are not a multiple of
+/// the vector (block_channels would fill part of each vector), with loads moving by one element
+/// along ow, ow a multiple of at least two vectors or a partial row (more than one vector, at most
+/// kMaxPartialRowVectors, the remainder a power of two of at least kMinChannelBlock lanes), when
+/// its defaultRegisterTile in NCHW holds at least kMinTileAccumulators accumulator vectors
+/// (AVX-512, 1 thread, Zen 5: group 8 of ResNet-18's layer-1 conv, 8 channels per group at
+/// 56x56, 0.38 -> 0.18 ms; AVX2 keeps it blocked by 8, a full vector; a row of one vector, 16
+/// columns, ran 0.058 ms blocked by 8 and 0.44 in NCHW).
 bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit);
 
 /// Depth of the loops the default trace fuses around a reduction statement: (n, k, oh) of a
@@ -253,6 +269,9 @@ inline constexpr int kMinChannelBlock = 4;
 ///    vector's lanes, rowsOutside (AVX2, 1x1 32 -> 16 at 112: 4 x 2 vectors of 8); without J
 ///    (depthwise) v vectors alone, v the largest divisor up to kMaxTileAccumulators and
 ///    unit.registers − 2 (AVX2 at 112: 14 vectors of 8);
+///  - O a partial row of a grouped conv keepsNchwLayout keeps for its partial vector groups
+///    (3.5 vectors: 56 columns on AVX-512): J by r times all of O's vectors, r as for a
+///    multiple of vectors; the last vector's loop has the remainder's lanes;
 ///  - otherwise defaultJamDimension J (when it precedes O) by kTileRows, and O by the first of
 ///    kTileWidths dividing it; nullopt if J is missing or neither divides.
 /// `choices.jam` and `choices.unroll`, where they apply, replace j and the limit of r;

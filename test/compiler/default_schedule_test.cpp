@@ -262,6 +262,39 @@ TEST_CASE("the default trace keeps a depthwise conv whose rows are whole vectors
   }
 }
 
+TEST_CASE("the default trace keeps a grouped conv whose groups fill part of a vector in NCHW, "
+          "tiled output channels x the row's vectors, the last one partial",
+          "[default-schedule][jit]") {
+  // Group 2 of 16 channels: 8 output channels per group, half an AVX-512 vector. 56 columns are
+  // 3.5 vectors of 16: ow (member 4 after kg, member 2, is split by 4) split by 16 into 4
+  // unrolled vectors, the last of 8 lanes; 32 - 4 - 1 registers leave 16 accumulators, 4 rows
+  // of the 4 vectors: kg split by 4. (n, g, oh, kg0, cg, r, s, kg1, ow0, ow1).
+  const std::string json = convReluModel("groupnchw", 16, 3, 56, 16, 3, 1, 2);
+  auto [trace, error] = defaultTraceAndError("groupnchw", json, {16, 32});
+  INFO(trace);
+  CHECK(!has(trace, "block_channels"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":2,"factor":4,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S1","member":5,"factor":16,"band":0})"));
+  CHECK(has(trace, R"("order":[0,1,4,2,7,8,9,3,5,6])"));
+  CHECK(has(trace, R"({"primitive":"unroll","statement":"S1","member":7,"factor":4,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"unroll","statement":"S1","member":8,"factor":4,"band":0})"));
+  CHECK(error <= 1e-5);
+  // Blocked: 8 channels per group fill an AVX2 vector; a remainder of 12 lanes (28 columns on
+  // AVX-512); 4 channels per group at 56 columns on AVX2, 7 vectors, whose tile (4 rows of the
+  // one vector dividing 7 up to kMaxRowVectors) holds 4 accumulators, fewer than 8.
+  for (const auto &[name, json, unit] :
+       {std::tuple{"groupavx2", json, codegen::VectorUnit{8, 16}},
+        std::tuple{"group28", convReluModel("group28", 16, 3, 28, 16, 3, 1, 2),
+                   codegen::VectorUnit{16, 32}},
+        std::tuple{"group4avx2", convReluModel("group4avx2", 16, 3, 56, 16, 3, 1, 4),
+                   codegen::VectorUnit{8, 16}}}) {
+    auto [blocked, blockedError] = defaultTraceAndError(name, json, unit);
+    INFO(name << ": " << blocked);
+    CHECK(has(blocked, "block_channels"));
+    CHECK(blockedError <= 1e-5);
+  }
+}
+
 TEST_CASE("the default trace fuses a blocked conv's bias, ReLU and copy-out into the rows of "
           "its register tile",
           "[default-schedule][jit]") {

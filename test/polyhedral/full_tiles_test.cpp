@@ -60,3 +60,26 @@ TEST_CASE("a split that divides leaves the schedule's AST unchanged", "[full-til
   CHECK(ast(poly::isolateFullTiles(rowTiles(ctx.get(), 8))) == expected);
   CHECK(ast(rowTiles(ctx.get(), 8)) == expected);
 }
+
+TEST_CASE("a row of vectors whose last vector is partial is one tile: each vector keeps one loop "
+          "over its lanes",
+          "[full-tiles][ast]") {
+  poly::IslContext ctx;
+  // { S[j, w] : j < 3, w < 24 } as one band (j, floor(w / 16), w mod 16), member 1 unrolled: 24
+  // columns are a vector of 16 lanes and one of 8. The lanes (member 2, inside the unrolled one)
+  // do not make the tile partial: the first vector keeps one loop of 16, not 8 + 8.
+  isl::union_set domain(ctx.get(), "{ S[j, w] : 0 <= j < 3 and 0 <= w < 24 }");
+  isl::multi_union_pw_aff band(ctx.get(), "[{ S[j, w] -> [(j)] }, { S[j, w] -> [(floor(w/16))] }, "
+                                          "{ S[j, w] -> [(w mod 16)] }]");
+  isl::schedule_node node = isl::schedule::from_domain(domain).root().child(0);
+  node = node.insert_partial_schedule(band);
+  node = isl::manage(
+      isl_schedule_node_band_member_set_ast_loop_type(node.release(), 1, isl_ast_loop_unroll));
+  const std::string expected = "for (int c0 = 0; c0 <= 2; c0 += 1) {\n"
+                               "  for (int c2 = 0; c2 <= 15; c2 += 1)\n"
+                               "    S(c0, c2);\n"
+                               "  for (int c2 = 0; c2 <= 7; c2 += 1)\n"
+                               "    S(c0, c2 + 16);\n"
+                               "}\n";
+  CHECK(ast(poly::isolateFullTiles(node.schedule())) == expected);
+}
