@@ -165,6 +165,32 @@ std::vector<std::optional<TensorIndex>> tensorIndexOfIterators(const ir::Stateme
   return position;
 }
 
+/// Where an iterator's values land in a tensor in blocks: the index at `index.position` is
+/// `factor` · it + inner + `index.offset`, inner an iterator of `factor` iterations with
+/// coefficient 1 (g of a grouped conv's output channel Kg·g + k': factor Kg).
+struct BlockIndex {
+  TensorIndex index;
+  int64_t factor = 0;
+};
+
+/// The BlockIndex of iterator `dim` of `st` in `access`, if one of its indices is one.
+std::optional<BlockIndex> blockIndexOf(const ir::Statement &st, const ir::Access &access,
+                                       size_t dim) {
+  for (size_t i = 0; i < access.index.size(); ++i) {
+    const ir::AffineExpr &e = access.index[i];
+    const int64_t factor = e.coeffs[dim];
+    if (factor <= 1)
+      continue;
+    std::vector<size_t> inner;
+    for (size_t d = 0; d < e.coeffs.size(); ++d)
+      if (d != dim && e.coeffs[d] != 0)
+        inner.push_back(d);
+    if (inner.size() == 1 && e.coeffs[inner[0]] == 1 && st.extents[inner[0]] == factor)
+      return BlockIndex{{i, e.constant}, factor};
+  }
+  return std::nullopt;
+}
+
 /// The access of `st` to kernel tensor `tensor`: its write if it writes it, else its first
 /// load of it.
 const ir::Access &accessTo(const ir::Statement &st, int tensor) {
@@ -318,8 +344,10 @@ public:
 
   /// The steps giving statement `neighbour` the first `depth` loops of the register-tiled
   /// statement `reduction` (each an iterator split as the reduction's is, matched through the
-  /// index of `tensor` both access, plus the same constant), so the two can be fused at
-  /// `depth`; nullopt when an iterator of those loops does not index the tensor alone in both.
+  /// index of `tensor` both access, plus the same constant; an unsplit iterator of the
+  /// reduction that indexes the tensor in blocks (BlockIndex: a grouped conv's g) matches the
+  /// outer part of the neighbour's iterator split by the block), so the two can be fused at
+  /// `depth`; nullopt when an iterator of those loops indexes the tensor otherwise.
   std::optional<std::vector<ScheduleStep>> alignTo(const ir::Statement &neighbour,
                                                    const ir::Statement &reduction,
                                                    const BandMembers &tiled, int tensor,
@@ -341,6 +369,14 @@ public:
     std::vector<Member> order;
     for (int i = 0; i < depth; ++i) {
       const Member m = tiled.members()[static_cast<size_t>(i)];
+      if (!reductionIndex[m.dim]) {
+        std::optional<Member> outer =
+            blockAligned(neighbour, neighbourIndex, reduction, tiled, tensor, m, band, steps);
+        if (!outer)
+          return std::nullopt;
+        order.push_back(*outer);
+        continue;
+      }
       std::optional<size_t> dim = neighbourDim(m.dim);
       if (!dim || neighbour.extents[*dim] != reduction.extents[m.dim])
         return std::nullopt;
@@ -355,6 +391,29 @@ public:
     if (std::optional<ScheduleStep> step = band.interchange(order))
       steps.push_back(*step);
     return steps;
+  }
+
+  /// For member `m` of the reduction's band `tiled`, an unsplit iterator that indexes `tensor`
+  /// in blocks (BlockIndex), the outer part of the neighbour's iterator at that index (same
+  /// constant, `factor` times the iterations), after adding its split by the factor to `steps`
+  /// (on `band`, the neighbour's members); nullopt when there is none.
+  std::optional<Member> blockAligned(const ir::Statement &neighbour,
+                                     const std::vector<std::optional<TensorIndex>> &neighbourIndex,
+                                     const ir::Statement &reduction, const BandMembers &tiled,
+                                     int tensor, Member m, BandMembers &band,
+                                     std::vector<ScheduleStep> &steps) const {
+    std::optional<BlockIndex> block = blockIndexOf(reduction, accessTo(reduction, tensor), m.dim);
+    if (!block || m.part != 0 || !tiled.splitFactors(m.dim).empty())
+      return std::nullopt;
+    auto it = std::find(neighbourIndex.begin(), neighbourIndex.end(), block->index);
+    if (it == neighbourIndex.end())
+      return std::nullopt;
+    const auto dim = static_cast<size_t>(it - neighbourIndex.begin());
+    if (neighbour.extents[dim] != reduction.extents[m.dim] * block->factor ||
+        !band.splitFactors(dim).empty())
+      return std::nullopt;
+    steps.push_back(band.split(dim, block->factor));
+    return Member{dim, 0};
   }
 
   /// Fuses each run of consecutive statements around a reduction statement that access the

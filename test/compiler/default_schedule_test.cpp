@@ -278,6 +278,11 @@ TEST_CASE("the default trace keeps a grouped conv whose groups fill part of a ve
   CHECK(has(trace, R"("order":[0,1,4,2,7,8,9,3,5,6])"));
   CHECK(has(trace, R"({"primitive":"unroll","statement":"S1","member":7,"factor":4,"band":0})"));
   CHECK(has(trace, R"({"primitive":"unroll","statement":"S1","member":8,"factor":4,"band":0})"));
+  // The bias S0 and the ReLU S2 write O[n, k, oh, ow], the conv O[n, 8g + kg, oh, ow]: k split
+  // by 8 gives g's loop, and all three fuse at (n, g) (oh's loop lies inside kg's split part).
+  CHECK(has(trace, R"({"primitive":"split","statement":"S0","member":1,"factor":8,"band":0})"));
+  CHECK(has(trace, R"({"primitive":"split","statement":"S2","member":1,"factor":8,"band":0})"));
+  CHECK(has(trace, R"("S0","S1","S2"],"depth":2})"));
   CHECK(error <= 1e-5);
   // Blocked: 8 channels per group fill an AVX2 vector; a remainder of 12 lanes (28 columns on
   // AVX-512); 4 channels per group at 56 columns on AVX2, 7 vectors, whose tile (4 rows of the
