@@ -119,9 +119,9 @@ Statement reluStatement(const ConvShape &s, int out) {
 
 } // namespace
 
-void lowerConv(LowerContext &ctx, const ConvFusion &fusion) {
+void lowerConv(LowerContext &ctx, const Node &node) {
   const Graph &g = ctx.graph();
-  const Node &node = g.nodes[fusion.conv];
+  const ConvFusion &fusion = ctx.fusionOf(node);
   ConvShape s = convShape(ctx, node);
   KernelBuilder kb(ctx, node.name.empty() ? "conv" : node.name);
   int in = kb.tensor(node.inputs[0]);

@@ -26,6 +26,12 @@ std::string uniqueName(const std::string &base, const std::set<std::string> &tak
 } // namespace
 
 LowerContext::LowerContext(const Graph &graph) : graph_(graph) {
+  for (const ConvFusion &f : planConvFusion(graph)) {
+    fusionEndingAt_[f.last()] = f;
+    for (auto k : {std::optional<size_t>(f.conv), f.add, f.relu})
+      if (k && *k != f.last())
+        fusedAway_.insert(*k);
+  }
   program_.name = graph.name;
   for (const auto &in : graph.inputs)
     program_.inputs.push_back(buffer(in));
@@ -129,6 +135,21 @@ void KernelBuilder::add(Statement st) {
 
 void KernelBuilder::emit(std::vector<std::string> nodes) {
   ctx_.emit(std::move(kernel_), std::move(args_), std::move(nodes));
+}
+
+const Node *LowerContext::kernelNodeAt(size_t k) const {
+  if (fusedAway_.count(k))
+    return nullptr;
+  auto it = fusionEndingAt_.find(k);
+  return &graph_.nodes.at(it != fusionEndingAt_.end() ? it->second.conv : k);
+}
+
+const ConvFusion &LowerContext::fusionOf(const Node &conv) const {
+  const auto index = static_cast<size_t>(&conv - graph_.nodes.data());
+  for (const auto &[last, fusion] : fusionEndingAt_)
+    if (fusion.conv == index)
+      return fusion;
+  throw Error(where(conv, "is not a Conv of the graph being lowered"));
 }
 
 } // namespace nasc::ir::lower

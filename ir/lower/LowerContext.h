@@ -4,6 +4,7 @@
 #include "ir/Graph.h"
 #include "ir/Kernel.h"
 #include "ir/Program.h"
+#include "ir/lower/Fusion.h"
 
 #include <map>
 #include <set>
@@ -16,7 +17,8 @@ namespace nasc::ir::lower {
 /// extra constant buffers, and kernel calls with unique names.
 class LowerContext {
 public:
-  /// Creates the Input buffers (graph order) and the Output buffers (graph order).
+  /// Creates the Input buffers (graph order) and the Output buffers (graph order), and plans
+  /// which Add and Relu nodes fuse into a Conv's kernel (planConvFusion).
   explicit LowerContext(const Graph &graph);
 
   const Graph &graph() const { return graph_; }
@@ -35,6 +37,11 @@ public:
   /// "<source>: node 'x' (Op): message", the text of every lowering error about `node`
   /// ("<source>: node 'x' (Op)" for an empty message).
   std::string where(const Node &node, const std::string &message = "") const;
+  /// The node whose kernel runs at place `k` of the node order: node k, the Conv of a fused chain
+  /// ending at node k, or nullptr when node k is fused into a Conv's kernel that runs later.
+  const Node *kernelNodeAt(size_t k) const;
+  /// The fusion of Conv node `conv` (one of graph().nodes).
+  const ConvFusion &fusionOf(const Node &conv) const;
   /// The finished program.
   Program take() { return std::move(program_); }
 
@@ -45,6 +52,8 @@ private:
   Program program_;
   std::map<std::string, int> valueBuffers_;
   std::set<std::string> kernelNames_;
+  std::map<size_t, ConvFusion> fusionEndingAt_;
+  std::set<size_t> fusedAway_;
 };
 
 /// A Kernel under construction whose tensors are bound to program buffers.

@@ -1,16 +1,17 @@
-// Internal to ir/lower: the per-op lowerings (one .cpp per op family) called by Lower.cpp.
-// Each appends the kernel(s) implementing its node(s) to the context; errors name the node.
+// The per-op lowerings (one .cpp per op family in ir/lower), named by the op registry's OpDefs
+// (ir/ops). Each appends the kernel(s) implementing its node(s) to the context; errors name the
+// node.
 #pragma once
 
 #include "ir/Graph.h"
-#include "ir/lower/Fusion.h"
 #include "ir/lower/LowerContext.h"
 
 namespace nasc::ir::lower {
 
 /// Conv (1-d, 2-d, 3-d, ...: N×C×D1×... / K×C/G×R1×..., group, strides, dilations, pads,
-/// auto_pad, optional bias) with the Add and Relu of `fusion` as extra statements (Conv.cpp).
-void lowerConv(LowerContext &ctx, const ConvFusion &fusion);
+/// auto_pad, optional bias) with the Add and Relu fused into it (LowerContext::fusionOf) as extra
+/// statements (Conv.cpp).
+void lowerConv(LowerContext &ctx, const Node &node);
 /// MaxPool and AveragePool over any number of spatial axes (Pool.cpp).
 void lowerMaxPool(LowerContext &ctx, const Node &node);
 void lowerAveragePool(LowerContext &ctx, const Node &node);

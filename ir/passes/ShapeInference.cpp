@@ -1,222 +1,17 @@
 #include "ir/passes/ShapeInference.h"
 
 #include "ir/Error.h"
-#include "ir/passes/ConstantFolding.h"
-#include "ir/passes/WindowGeometry.h"
+#include "ir/ops/OpDef.h"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <set>
 
 namespace nasc::ir {
 
 namespace {
 
-/// One node being inferred: its inputs' types and error reporting.
-struct NodeContext {
-  const Graph &graph;
-  const Node &node;
-
-  bool hasInput(size_t k) const { return k < node.inputs.size() && !node.inputs[k].empty(); }
-
-  const ValueInfo &in(size_t k) const {
-    if (!hasInput(k))
-      fail("input " + std::to_string(k) + " is missing");
-    auto it = graph.values.find(node.inputs[k]);
-    if (it == graph.values.end())
-      fail("input '" + node.inputs[k] + "' has no known shape (not produced before use)");
-    return it->second;
-  }
-
-  [[noreturn]] void fail(const std::string &message) const {
-    throw Error(node.describe() + ": " + message);
-  }
-};
-
-using Outputs = std::vector<ValueInfo>;
-
-int64_t normalizedAxis(const NodeContext &ctx, int64_t axis, int64_t rank, int64_t upper) {
-  if (axis < -rank || axis > upper)
-    ctx.fail("attribute 'axis': " + std::to_string(axis) + " is out of range for rank " +
-             std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
-Outputs sameAsInput(const NodeContext &ctx) { return {ctx.in(0)}; }
-
-Outputs convShape(const NodeContext &ctx) {
-  const Shape &x = ctx.in(0).shape;
-  const Shape &w = ctx.in(1).shape;
-  const int64_t group = ctx.node.getInt("group", 1);
-  if (w.size() != x.size() || x.size() < 3)
-    ctx.fail("input " + shapeToString(x) + " and weight " + shapeToString(w) +
-             " must both be N x C x spatial...");
-  if (group < 1 || x[1] != w[1] * group || w[0] % group != 0)
-    ctx.fail("attribute 'group': " + std::to_string(group) + " does not match input " +
-             shapeToString(x) + " and weight " + shapeToString(w));
-  std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  if (ctx.node.has("kernel_shape") && ctx.node.getInts("kernel_shape", {}) != kernel)
-    ctx.fail("attribute 'kernel_shape': does not match weight " + shapeToString(w));
-  if (ctx.hasInput(2) && ctx.in(2).shape != Shape{w[0]})
-    ctx.fail("bias " + shapeToString(ctx.in(2).shape) + " must have shape " + std::to_string(w[0]));
-  WindowGeometry g = windowGeometry(ctx.node, x, kernel);
-  Shape out{x[0], w[0]};
-  out.insert(out.end(), g.outputSpatial.begin(), g.outputSpatial.end());
-  return {ValueInfo{DType::Float32, out}};
-}
-
-Outputs poolShape(const NodeContext &ctx) {
-  const Shape &x = ctx.in(0).shape;
-  if (!ctx.node.has("kernel_shape"))
-    ctx.fail("attribute 'kernel_shape': missing");
-  WindowGeometry g = windowGeometry(ctx.node, x, ctx.node.getInts("kernel_shape", {}));
-  Shape out{x[0], x[1]};
-  out.insert(out.end(), g.outputSpatial.begin(), g.outputSpatial.end());
-  return {ValueInfo{DType::Float32, out}};
-}
-
-Outputs globalPoolShape(const NodeContext &ctx) {
-  Shape out = ctx.in(0).shape;
-  if (out.size() < 3)
-    ctx.fail("input " + shapeToString(out) + " must be N x C x spatial...");
-  std::fill(out.begin() + 2, out.end(), 1);
-  return {ValueInfo{DType::Float32, out}};
-}
-
-Outputs batchNormShape(const NodeContext &ctx) {
-  const Shape &x = ctx.in(0).shape;
-  if (x.size() < 2)
-    ctx.fail("input " + shapeToString(x) + " must be N x C x ...");
-  for (size_t k = 1; k <= 4; ++k)
-    if (ctx.in(k).shape != Shape{x[1]})
-      ctx.fail("input '" + ctx.node.inputs[k] + "' has shape " + shapeToString(ctx.in(k).shape) +
-               ", expected " + std::to_string(x[1]));
-  return {ctx.in(0)};
-}
-
-Outputs addShape(const NodeContext &ctx) {
-  if (ctx.in(0).dtype != ctx.in(1).dtype)
-    ctx.fail("inputs have different element types");
-  return {ValueInfo{ctx.in(0).dtype,
-                    broadcastShapes(ctx.in(0).shape, ctx.in(1).shape, ctx.node.describe())}};
-}
-
-Outputs flattenShape(const NodeContext &ctx) {
-  const Shape &x = ctx.in(0).shape;
-  const auto rank = static_cast<int64_t>(x.size());
-  const int64_t axis = normalizedAxis(ctx, ctx.node.getInt("axis", 1), rank, rank);
-  Shape outer(x.begin(), x.begin() + axis);
-  Shape inner(x.begin() + axis, x.end());
-  return {ValueInfo{ctx.in(0).dtype, {numElements(outer), numElements(inner)}}};
-}
-
-Outputs gemmShape(const NodeContext &ctx) {
-  const Shape &a = ctx.in(0).shape;
-  const Shape &b = ctx.in(1).shape;
-  if (a.size() != 2 || b.size() != 2)
-    ctx.fail("inputs " + shapeToString(a) + " and " + shapeToString(b) + " must be 2-D");
-  const bool transA = ctx.node.getInt("transA", 0) != 0;
-  const bool transB = ctx.node.getInt("transB", 0) != 0;
-  const int64_t m = transA ? a[1] : a[0];
-  const int64_t kA = transA ? a[0] : a[1];
-  const int64_t kB = transB ? b[1] : b[0];
-  const int64_t n = transB ? b[0] : b[1];
-  if (kA != kB)
-    ctx.fail("inner dimensions differ: A " + shapeToString(a) + ", B " + shapeToString(b));
-  Shape out{m, n};
-  if (ctx.hasInput(2) && broadcastShapes(out, ctx.in(2).shape, ctx.node.describe()) != out)
-    ctx.fail("bias C " + shapeToString(ctx.in(2).shape) + " does not broadcast to " +
-             shapeToString(out));
-  return {ValueInfo{DType::Float32, out}};
-}
-
-Outputs concatShape(const NodeContext &ctx) {
-  Shape out = ctx.in(0).shape;
-  const auto rank = static_cast<int64_t>(out.size());
-  if (!ctx.node.has("axis"))
-    ctx.fail("attribute 'axis': missing");
-  const int64_t axis = normalizedAxis(ctx, ctx.node.getInt("axis", 0), rank, rank - 1);
-  for (size_t k = 1; k < ctx.node.inputs.size(); ++k) {
-    Shape other = ctx.in(k).shape;
-    if (other.size() != out.size())
-      ctx.fail("inputs " + shapeToString(out) + " and " + shapeToString(other) + " differ in rank");
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis && other[d] != out[d])
-        ctx.fail("input '" + ctx.node.inputs[k] + "' " + shapeToString(other) +
-                 " differs outside axis " + std::to_string(axis));
-    out[axis] += other[axis];
-  }
-  return {ValueInfo{ctx.in(0).dtype, out}};
-}
-
-Outputs constantShape(const NodeContext &ctx) {
-  Tensor value = constantNodeValue(ctx.node);
-  return {ValueInfo{value.dtype, value.shape}};
-}
-
-Outputs reshapeShape(const NodeContext &ctx) {
-  auto it = ctx.graph.initializers.find(ctx.node.inputs.size() > 1 ? ctx.node.inputs[1] : "");
-  if (it == ctx.graph.initializers.end() || it->second.dtype != DType::Int64 ||
-      it->second.shape.size() != 1)
-    ctx.fail("the shape input must be a 1-D int64 initializer or Constant");
-  const Shape &x = ctx.in(0).shape;
-  const bool allowZero = ctx.node.getInt("allowzero", 0) != 0;
-  Shape out = it->second.i;
-  int64_t inferred = -1;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (out[d] == 0 && !allowZero) {
-      if (d >= x.size())
-        ctx.fail("shape entry 0 at " + std::to_string(d) + " has no input dim to copy");
-      out[d] = x[d];
-    } else if (out[d] == -1) {
-      if (inferred >= 0)
-        ctx.fail("shape has more than one -1");
-      inferred = static_cast<int64_t>(d);
-    } else if (out[d] < 0) {
-      ctx.fail("shape entry " + std::to_string(out[d]) + " is invalid");
-    }
-  }
-  if (inferred >= 0) {
-    out[inferred] = 1;
-    const int64_t known = numElements(out);
-    if (known == 0 || numElements(x) % known != 0)
-      ctx.fail("cannot reshape " + shapeToString(x) + " to " + shapeToString(it->second.i));
-    out[inferred] = numElements(x) / known;
-  }
-  if (numElements(out) != numElements(x))
-    ctx.fail("cannot reshape " + shapeToString(x) + " to " + shapeToString(out));
-  return {ValueInfo{ctx.in(0).dtype, out}};
-}
-
-Outputs sliceShape(const NodeContext &ctx) {
-  Shape out = ctx.in(0).shape;
-  for (const SliceAxis &a : sliceAxes(ctx.graph, ctx.node, out))
-    out[a.axis] = a.count;
-  return {ValueInfo{ctx.in(0).dtype, out}};
-}
-
-Outputs resizeShape(const NodeContext &ctx) {
-  if (ctx.in(0).dtype != DType::Float32)
-    ctx.fail("input '" + ctx.node.inputs[0] + "': only float32 is supported");
-  return {ValueInfo{DType::Float32, resizeAxes(ctx.graph, ctx.node, ctx.in(0).shape).output}};
-}
-
-const std::map<std::string, std::function<Outputs(const NodeContext &)>> &rules() {
-  static const std::map<std::string, std::function<Outputs(const NodeContext &)>> table = {
-      {"Conv", convShape},         {"BatchNormalization", batchNormShape},
-      {"Relu", sameAsInput},       {"MaxPool", poolShape},
-      {"AveragePool", poolShape},  {"GlobalAveragePool", globalPoolShape},
-      {"Add", addShape},           {"Flatten", flattenShape},
-      {"Gemm", gemmShape},         {"Concat", concatShape},
-      {"Identity", sameAsInput},   {"Dropout", sameAsInput},
-      {"Constant", constantShape}, {"Reshape", reshapeShape},
-      {"Slice", sliceShape},       {"Resize", resizeShape},
-  };
-  return table;
-}
-
-void recordOutputs(Graph &graph, const Node &node, const Outputs &outputs) {
+void recordOutputs(Graph &graph, const Node &node, const OutputTypes &outputs) {
   for (size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
     const std::string &name = node.outputs[k];
     if (name.empty())
@@ -232,26 +27,20 @@ void recordOutputs(Graph &graph, const Node &node, const Outputs &outputs) {
   }
 }
 
-/// Compute ops take float32 only; shape-like ops (Add, Flatten, Concat, ...) also int64.
-void checkFloatInputs(const NodeContext &ctx) {
-  static const std::set<std::string> floatOnly = {
-      "Conv",        "BatchNormalization", "Relu", "MaxPool",
-      "AveragePool", "GlobalAveragePool",  "Gemm", "Dropout"};
-  if (!floatOnly.count(ctx.node.op_type))
-    return;
-  for (size_t k = 0; k < ctx.node.inputs.size(); ++k)
-    if (ctx.hasInput(k) && !(ctx.node.op_type == "Dropout" && k > 0) &&
-        ctx.in(k).dtype != DType::Float32)
+/// The first OpDef::floatInputs inputs must be float32.
+void checkFloatInputs(const ShapeContext &ctx, const OpDef &op) {
+  for (size_t k = 0; k < ctx.node.inputs.size() && k < op.floatInputs; ++k)
+    if (ctx.hasInput(k) && ctx.in(k).dtype != DType::Float32)
       ctx.fail("input '" + ctx.node.inputs[k] + "': only float32 is supported");
 }
 
 void inferNode(Graph &graph, const Node &node) {
-  auto rule = rules().find(node.op_type);
-  if (rule == rules().end())
+  const OpDef *op = findOp(node.op_type);
+  if (!op)
     throw Error(node.describe() + ": op is not supported by shape inference");
-  NodeContext ctx{graph, node};
-  checkFloatInputs(ctx);
-  recordOutputs(graph, node, rule->second(ctx));
+  ShapeContext ctx{graph, node};
+  checkFloatInputs(ctx, *op);
+  recordOutputs(graph, node, op->shape(ctx));
 }
 
 /// Optional input `k` of `node`, called `role` in messages, as a constant of `dtype`: nullptr

@@ -6,13 +6,11 @@
 namespace nasc::ir {
 
 /// Infers dtype and shape of every node output, in node order, from the graph inputs and
-/// initializers (ONNX operator spec shape rules), for Conv, BatchNormalization, Relu, MaxPool,
-/// AveragePool, GlobalAveragePool, Add (numpy broadcasting), Flatten, Gemm, Concat, Identity,
-/// Dropout, Constant, Reshape (shape input must be an initializer), Slice (sliceAxes) and Resize
-/// (resizeAxes). Window ops follow
-/// WindowGeometry.h. A shape already recorded for an output (an ONNX value_info or graph output)
-/// must equal the inferred one. Throws nasc::Error naming the file and node on an unknown op,
-/// an input without shape, or inconsistent shapes.
+/// initializers, by each op's OpDef::shape rule (ir/ops; ONNX operator spec shape rules; window
+/// ops follow WindowGeometry.h). A shape already recorded for an output (an ONNX value_info or
+/// graph output) must equal the inferred one. Throws nasc::Error naming the file and node on an
+/// unknown op, an input without shape, a non-float32 input where OpDef::floatInputs forbids it,
+/// or inconsistent shapes.
 void inferShapes(Graph &graph);
 
 /// One sliced axis of a Slice: output index i along `axis` reads input index start + step·i,

@@ -1,39 +1,14 @@
 #include "runtime/reference/Reference.h"
 
 #include "ir/Error.h"
-#include "runtime/reference/Ops.h"
-
-#include <functional>
+#include "ir/ops/OpDef.h"
 
 namespace nasc::runtime {
 
 namespace {
 
-using reference::OpInputs;
-using reference::OpOutputs;
-using OpKernel = std::function<OpOutputs(const ir::Node &, const OpInputs &)>;
-
-const std::map<std::string, OpKernel> &opKernels() {
-  static const std::map<std::string, OpKernel> kernels = {
-      {"Conv", reference::conv},
-      {"BatchNormalization", reference::batchNormalization},
-      {"Relu", reference::relu},
-      {"MaxPool", reference::maxPool},
-      {"AveragePool", reference::averagePool},
-      {"GlobalAveragePool", reference::globalAveragePool},
-      {"Add", reference::add},
-      {"Flatten", reference::flatten},
-      {"Gemm", reference::gemm},
-      {"Concat", reference::concat},
-      {"Reshape", reference::reshape},
-      {"Identity", reference::identity},
-      {"Dropout", reference::dropout},
-      {"Constant", reference::constant},
-      {"Slice", reference::slice},
-      {"Resize", reference::resize},
-  };
-  return kernels;
-}
+using ir::reference::OpInputs;
+using ir::reference::OpOutputs;
 
 /// Value name -> tensor of everything computed so far (inputs, initializers, node outputs).
 using Environment = std::map<std::string, ir::Tensor>;
@@ -90,14 +65,14 @@ OpInputs nodeInputs(const ir::Graph &graph, const ir::Node &node, const Environm
 }
 
 void runNode(const ir::Graph &graph, const ir::Node &node, Environment &env) {
-  auto kernel = opKernels().find(node.op_type);
-  if (kernel == opKernels().end())
+  const ir::OpDef *op = ir::findOp(node.op_type);
+  if (!op)
     throw Error(graph.source + ": " + node.describe() + ": op '" + node.op_type +
                 "' is not supported by the reference executor");
   const OpInputs inputs = nodeInputs(graph, node, env);
   OpOutputs outputs;
   try {
-    outputs = kernel->second(node, inputs);
+    outputs = op->forward(node, inputs);
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }

@@ -1,59 +1,31 @@
 #include "runtime/reference/Training.h"
 
 #include "ir/Error.h"
-#include "runtime/reference/Gradients.h"
-#include "runtime/reference/Ops.h"
-
-#include <Eigen/Core>
+#include "ir/ops/OpDef.h"
 
 #include <cmath>
-#include <functional>
-#include <optional>
 #include <set>
 
 namespace nasc::runtime {
 
 namespace {
 
-using namespace reference;
-
-/// Forward and backward kernel of one op in training mode.
-struct TrainingKernel {
-  std::function<OpOutputs(const ir::Node &, const OpInputs &)> forward;
-  std::function<InputGradients(const BackwardArgs &)> backward;
-};
-
-const std::map<std::string, TrainingKernel> &trainingKernels() {
-  static const std::map<std::string, TrainingKernel> kernels = {
-      {"Conv", {conv, convBackward}},
-      {"BatchNormalization", {batchNormalizationTraining, batchNormalizationTrainingBackward}},
-      {"Relu", {relu, reluBackward}},
-      {"Add", {add, addBackward}},
-      {"Concat", {concat, concatBackward}},
-      {"MaxPool", {maxPool, maxPoolBackward}},
-      {"AveragePool", {averagePool, averagePoolBackward}},
-      {"GlobalAveragePool", {globalAveragePool, globalAveragePoolBackward}},
-      {"Flatten", {flatten, reshapeBackward}},
-      {"Reshape", {reshape, reshapeBackward}},
-      {"Gemm", {gemm, gemmBackward}},
-      {"Identity", {identity, reshapeBackward}},
-      {"Dropout", {identity, reshapeBackward}},
-      {"Constant", {constant, nullptr}},
-      {"Slice", {slice, sliceBackward}},
-      {"Resize", {resize, resizeBackward}},
-  };
-  return kernels;
-}
+using ir::reference::BackwardArgs;
+using ir::reference::InputGradients;
+using ir::reference::OpInputs;
+using ir::reference::OpOutputs;
 
 [[noreturn]] void failNode(const ir::Graph &graph, const ir::Node &node, const std::string &why) {
   throw Error(graph.source + ": " + node.describe() + ": " + why);
 }
 
-const TrainingKernel &kernelOf(const ir::Graph &graph, const ir::Node &node) {
-  auto it = trainingKernels().find(node.op_type);
-  if (it == trainingKernels().end())
+/// The registry entry of `node`'s op; throws nasc::Error naming the node when the op has no
+/// backward kernel.
+const ir::OpDef &trainableOp(const ir::Graph &graph, const ir::Node &node) {
+  const ir::OpDef *op = ir::findOp(node.op_type);
+  if (!op || !op->backward)
     failNode(graph, node, "op '" + node.op_type + "' is not supported in training mode");
-  return it->second;
+  return *op;
 }
 
 const ir::Tensor *lookup(const ir::Graph &graph, const std::map<std::string, ir::Tensor> &values,
@@ -81,10 +53,11 @@ OpInputs nodeInputs(const ir::Graph &graph, const ir::Node &node,
 std::set<std::string> forward(const ir::Graph &graph, std::map<std::string, ir::Tensor> &values) {
   std::set<std::string> dependent(graph.inputs.begin(), graph.inputs.end());
   for (const ir::Node &node : graph.nodes) {
-    const TrainingKernel &kernel = kernelOf(graph, node);
+    const ir::OpDef &op = trainableOp(graph, node);
     OpOutputs outputs;
     try {
-      outputs = kernel.forward(node, nodeInputs(graph, node, values));
+      outputs = (op.trainingForward ? op.trainingForward
+                                    : op.forward)(node, nodeInputs(graph, node, values));
     } catch (const Error &e) {
       throw Error(graph.source + ": " + e.what());
     }
@@ -110,53 +83,20 @@ void accumulate(std::map<std::string, ir::Tensor> &gradients, const std::string 
       it->second.f[i] += gradient.f[i];
 }
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-/// dL/dB of a Gemm Y = alpha A' B' + beta C: dB' = alpha A'^T dY, transposed back with transB.
-ir::Tensor gemmWeightGradient(const BackwardArgs &args) {
-  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
-  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
-  Eigen::Map<const RowMatrix> am(a.f.data(), a.shape[0], a.shape[1]);
-  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), args.dy.shape[0], args.dy.shape[1]);
-  const RowMatrix aPrime =
-      args.node.getInt("transA", 0) != 0 ? RowMatrix(am.transpose()) : RowMatrix(am);
-  RowMatrix db = args.node.getFloat("alpha", 1.0f) * (aPrime.transpose() * dy);
-  if (args.node.getInt("transB", 0) != 0)
-    db = RowMatrix(db.transpose());
-  return floatTensor(b.shape, std::vector<float>(db.data(), db.data() + db.size()));
-}
-
-/// dL/dC = beta Σ_rows dY of a Gemm whose C is a row bias (one value per output column, shape
-/// (cols) or (1, cols)); nullopt for another C shape.
-std::optional<ir::Tensor> gemmBiasGradient(const BackwardArgs &args, const ir::Tensor &c) {
-  const int64_t rows = args.dy.shape[0], cols = args.dy.shape[1];
-  if (static_cast<int64_t>(c.f.size()) != cols || (c.shape.size() == 2 && c.shape[0] != 1))
-    return std::nullopt;
-  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), rows, cols);
-  const Eigen::RowVectorXf dc = args.node.getFloat("beta", 1.0f) * dy.colwise().sum();
-  return floatTensor(c.shape, std::vector<float>(dc.data(), dc.data() + dc.size()));
-}
-
-/// Adds dL/dW of a Conv's weight W, or dL/dB and dL/dC of a Gemm's B and row bias C, for those
-/// that are initializers.
-void addWeightGradients(const ir::Graph &graph, const BackwardArgs &args, TrainingStep &step) {
-  const ir::Node &node = args.node;
-  auto isInitializer = [&](size_t k) {
-    return node.inputs.size() > k && graph.initializers.count(node.inputs[k]);
-  };
+/// Adds dL/d(weight) of `node`'s weight inputs that are initializers (OpDef::weightGradients).
+void addWeightGradients(const ir::Graph &graph, const ir::OpDef &op, const BackwardArgs &args,
+                        TrainingStep &step) {
+  if (!op.weightGradients)
+    return;
+  InputGradients grads;
   try {
-    if (node.op_type == "Conv" && isInitializer(1))
-      accumulate(step.weightGradients, node.inputs[1], convWeightGradient(args));
-    if (node.op_type != "Gemm")
-      return;
-    if (isInitializer(1))
-      accumulate(step.weightGradients, node.inputs[1], gemmWeightGradient(args));
-    if (isInitializer(2))
-      if (auto dc = gemmBiasGradient(args, graph.initializers.at(node.inputs[2])))
-        accumulate(step.weightGradients, node.inputs[2], std::move(*dc));
+    grads = op.weightGradients(args);
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
+  for (size_t k = 0; k < grads.size() && k < args.node.inputs.size(); ++k)
+    if (grads[k] && graph.initializers.count(args.node.inputs[k]))
+      accumulate(step.weightGradients, args.node.inputs[k], std::move(*grads[k]));
 }
 
 void backwardNode(const ir::Graph &graph, const ir::Node &node,
@@ -168,14 +108,15 @@ void backwardNode(const ir::Graph &graph, const ir::Node &node,
     return;
   const OpInputs inputs = nodeInputs(graph, node, values);
   const BackwardArgs args{node, inputs, values.at(node.outputs[0]), dy->second};
+  const ir::OpDef &op = trainableOp(graph, node);
   InputGradients grads;
   try {
-    grads = kernelOf(graph, node).backward(args);
+    grads = op.backward(args);
   } catch (const Error &e) {
     throw Error(graph.source + ": " + e.what());
   }
   if (weightGradients)
-    addWeightGradients(graph, args, step);
+    addWeightGradients(graph, op, args, step);
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     if (!dependent.count(node.inputs[k]))
       continue;

@@ -1,6 +1,6 @@
 // dL/dW of Conv weights (runtime::runTrainingStep with weightGradients) against central finite
 // differences of the loss, on a grouped, strided, padded convolution with a bias.
-#include "runtime/reference/OpSupport.h"
+#include "ir/ops/reference/OpSupport.h"
 #include "runtime/reference/Training.h"
 #include "test/support/RandomTensor.h"
 

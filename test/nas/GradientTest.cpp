@@ -1,7 +1,7 @@
 // Every backward kernel of the reference executor against central finite differences of its forward
 // kernel, on tiny shapes: L = Σ r·Y with fixed random r, so dL/dY = r.
-#include "runtime/reference/Gradients.h"
-#include "runtime/reference/Ops.h"
+#include "ir/ops/reference/Gradients.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@
 namespace {
 
 using namespace nasc;
-using namespace nasc::runtime::reference;
+using namespace nasc::ir::reference;
 using Forward = OpOutputs (*)(const ir::Node &, const OpInputs &);
 using Backward = InputGradients (*)(const BackwardArgs &);
 

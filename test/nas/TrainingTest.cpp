@@ -2,7 +2,7 @@
 // against hand-computed values, and a small residual network against finite differences.
 #include "runtime/reference/Training.h"
 #include "ir/Error.h"
-#include "runtime/reference/Gradients.h"
+#include "ir/ops/reference/Gradients.h"
 #include "test/support/RandomTensor.h"
 
 #include <catch2/catch.hpp>
@@ -15,7 +15,7 @@ using namespace nasc;
 using Catch::Matchers::Contains;
 
 ir::Tensor tensorOf(const ir::Shape &shape, std::vector<float> data) {
-  return runtime::reference::floatTensor(shape, std::move(data));
+  return ir::reference::floatTensor(shape, std::move(data));
 }
 
 /// x (2,2,4,4) -> Conv 3x3 -> BN -> Relu (r) -> Conv 1x1 -> Add(r, .) -> MaxPool 2 ->
@@ -59,8 +59,8 @@ TEST_CASE("Training-mode BatchNormalization matches a hand-computed case", "[nas
   const ir::Tensor x = tensorOf({2, 2, 1, 2}, {1, 3, 0, 0, 5, 7, 2, 2});
   const ir::Tensor scale = tensorOf({2}, {2, 1}), bias = tensorOf({2}, {0.5f, 0});
   const ir::Tensor mean = tensorOf({2}, {100, 100}), var = tensorOf({2}, {100, 100});
-  const runtime::reference::OpInputs inputs{&x, &scale, &bias, &mean, &var};
-  const ir::Tensor y = runtime::reference::batchNormalizationTraining(node, inputs)[0];
+  const ir::reference::OpInputs inputs{&x, &scale, &bias, &mean, &var};
+  const ir::Tensor y = ir::reference::batchNormalizationTraining(node, inputs)[0];
   const float r5 = std::sqrt(5.0f);
   const std::vector<float> expectedY{2 * -3 / r5 + 0.5f, 2 * -1 / r5 + 0.5f, -1, -1,
                                      2 * 1 / r5 + 0.5f,  2 * 3 / r5 + 0.5f,  1,  1};
@@ -70,7 +70,7 @@ TEST_CASE("Training-mode BatchNormalization matches a hand-computed case", "[nas
   // gets no gradient.
   const ir::Tensor dy = tensorOf({2, 2, 1, 2}, {1, 0, 0, 0, 0, 0, 0, 0});
   const auto dx =
-      runtime::reference::batchNormalizationTrainingBackward({node, inputs, y, dy})[0].value();
+      ir::reference::batchNormalizationTrainingBackward({node, inputs, y, dy})[0].value();
   const std::vector<float> expectedDx{0.6f / r5, -0.8f / r5, 0, 0, -0.2f / r5, 0.4f / r5, 0, 0};
   for (size_t i = 0; i < expectedDx.size(); ++i)
     CHECK(dx.f[i] == Approx(expectedDx[i]).margin(1e-6));

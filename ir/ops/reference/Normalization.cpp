@@ -1,10 +1,10 @@
 // BatchNormalization forward in inference mode (running mean and variance).
-#include "runtime/reference/Ops.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 OpOutputs batchNormalization(const ir::Node &node, const OpInputs &inputs) {
   requireIntAttribute(node, "training_mode", 0);
@@ -31,4 +31,4 @@ OpOutputs batchNormalization(const ir::Node &node, const OpInputs &inputs) {
   return {std::move(y)};
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

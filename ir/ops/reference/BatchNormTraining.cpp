@@ -1,9 +1,9 @@
 // BatchNormalization in training mode: batch statistics forward, and its input gradient.
-#include "runtime/reference/Gradients.h"
+#include "ir/ops/reference/Gradients.h"
 
 #include <cmath>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -82,4 +82,4 @@ InputGradients batchNormalizationTrainingBackward(const BackwardArgs &args) {
   return grads;
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,10 +1,10 @@
 // MaxPool, AveragePool and GlobalAveragePool backward w.r.t. their input X.
-#include "runtime/reference/ConvGeometry.h"
-#include "runtime/reference/Gradients.h"
+#include "ir/ops/reference/ConvGeometry.h"
+#include "ir/ops/reference/Gradients.h"
 
 #include <algorithm>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -106,4 +106,4 @@ InputGradients globalAveragePoolBackward(const BackwardArgs &args) {
   return only(args.node, std::move(dx));
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

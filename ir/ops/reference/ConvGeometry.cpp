@@ -1,11 +1,11 @@
-#include "runtime/reference/ConvGeometry.h"
+#include "ir/ops/reference/ConvGeometry.h"
 
-#include "runtime/reference/OpSupport.h"
+#include "ir/ops/reference/OpSupport.h"
 
 #include <algorithm>
 #include <string>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -118,4 +118,4 @@ Window3 embedIn3(const ir::Node &node, const WindowGeometry &geometry) {
   return w;
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

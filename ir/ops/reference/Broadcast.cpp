@@ -1,8 +1,8 @@
-#include "runtime/reference/Broadcast.h"
+#include "ir/ops/reference/Broadcast.h"
 
 #include <algorithm>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 std::optional<ir::Shape> broadcastShapes(const ir::Shape &a, const ir::Shape &b) {
   const size_t rank = std::max(a.size(), b.size());
@@ -44,4 +44,4 @@ std::vector<float> broadcastTo(const ir::Tensor &tensor, const ir::Shape &shape)
   return result;
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

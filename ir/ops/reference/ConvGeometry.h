@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 /// Per-spatial-dimension geometry of a sliding window (outermost spatial dimension first).
 /// Input element of output position o and kernel offset r in dimension d:
@@ -54,4 +54,4 @@ struct Window3 {
 /// more than 3 (or no) spatial dimensions.
 Window3 embedIn3(const ir::Node &node, const WindowGeometry &geometry);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -3,10 +3,11 @@
 
 #include "ir/Graph.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 /// Tensors of a node's inputs in the order of Node::inputs; nullptr for an omitted optional
 /// input ("" in Node::inputs) and for inputs past the end of Node::inputs.
@@ -14,6 +15,18 @@ using OpInputs = std::vector<const ir::Tensor *>;
 
 /// Tensors a node produces, in the order of Node::outputs.
 using OpOutputs = std::vector<ir::Tensor>;
+
+/// dL/d(input k) of a node, indexed like Node::inputs; nullopt for inputs without a gradient
+/// (weights, biases, shape inputs).
+using InputGradients = std::vector<std::optional<ir::Tensor>>;
+
+/// What a backward kernel sees: the node, its input tensors, its output Y and dL/dY.
+struct BackwardArgs {
+  const ir::Node &node;
+  const OpInputs &inputs;
+  const ir::Tensor &y;
+  const ir::Tensor &dy;
+};
 
 /// Throws nasc::Error "node 'name' (Op): message".
 [[noreturn]] void fail(const ir::Node &node, const std::string &message);
@@ -47,4 +60,4 @@ int64_t normalizeAxis(const ir::Node &node, int64_t axis, int64_t rank, int64_t 
 /// Float32 tensor of `shape` holding `data`.
 ir::Tensor floatTensor(const ir::Shape &shape, std::vector<float> data);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,9 +1,9 @@
 // Conv backward w.r.t. its input X (W^T dY per image and group, scattered back by col2im) and its
 // weight W (dY im2col(X)^T summed over the batch).
-#include "runtime/reference/Gradients.h"
-#include "runtime/reference/Im2col.h"
+#include "ir/ops/reference/Gradients.h"
+#include "ir/ops/reference/Im2col.h"
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -68,7 +68,7 @@ InputGradients convBackward(const BackwardArgs &args) {
   return grads;
 }
 
-ir::Tensor convWeightGradient(const BackwardArgs &args) {
+InputGradients convWeightGradients(const BackwardArgs &args) {
   const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "X");
   const ir::Tensor &w = floatInput(args.node, args.inputs, 1, "W");
   const Window3 window = convWindow(args.node, x, w);
@@ -85,7 +85,7 @@ ir::Tensor convWeightGradient(const BackwardArgs &args) {
       Eigen::Map<RowMatrix> dwg(dw.f.data() + g * groupFilters * depth, groupFilters, depth);
       dwg.noalias() += dyg * im2col(xg, groupChannels, window).transpose();
     }
-  return dw;
+  return {std::nullopt, std::move(dw)};
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

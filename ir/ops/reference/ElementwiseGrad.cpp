@@ -1,11 +1,11 @@
 // Relu, Add, Gemm, Concat and the shape-only ops (Flatten, Reshape, Identity, Dropout) backward.
-#include "runtime/reference/Gradients.h"
+#include "ir/ops/reference/Gradients.h"
 
 #include <Eigen/Core>
 
 #include <algorithm>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -101,4 +101,38 @@ InputGradients reshapeBackward(const BackwardArgs &args) {
   return grads;
 }
 
-} // namespace nasc::runtime::reference
+namespace {
+
+/// dL/dB of a Gemm Y = alpha A' B' + beta C: dB' = alpha A'^T dY, transposed back with transB.
+ir::Tensor gemmBGradient(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  Eigen::Map<const RowMatrix> am(a.f.data(), a.shape[0], a.shape[1]);
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), args.dy.shape[0], args.dy.shape[1]);
+  const RowMatrix aPrime =
+      args.node.getInt("transA", 0) != 0 ? RowMatrix(am.transpose()) : RowMatrix(am);
+  RowMatrix db = args.node.getFloat("alpha", 1.0f) * (aPrime.transpose() * dy);
+  if (args.node.getInt("transB", 0) != 0)
+    db = RowMatrix(db.transpose());
+  return floatTensor(b.shape, std::vector<float>(db.data(), db.data() + db.size()));
+}
+
+/// dL/dC = beta Σ_rows dY of a Gemm whose C is a row bias (one value per output column, shape
+/// (cols) or (1, cols)); nullopt for another C shape or no C.
+std::optional<ir::Tensor> gemmRowBiasGradient(const BackwardArgs &args) {
+  const ir::Tensor *c = optionalInput(args.inputs, 2);
+  const int64_t rows = args.dy.shape[0], cols = args.dy.shape[1];
+  if (!c || static_cast<int64_t>(c->f.size()) != cols || (c->shape.size() == 2 && c->shape[0] != 1))
+    return std::nullopt;
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), rows, cols);
+  const Eigen::RowVectorXf dc = args.node.getFloat("beta", 1.0f) * dy.colwise().sum();
+  return floatTensor(c->shape, std::vector<float>(dc.data(), dc.data() + dc.size()));
+}
+
+} // namespace
+
+InputGradients gemmWeightGradients(const BackwardArgs &args) {
+  return {std::nullopt, gemmBGradient(args), gemmRowBiasGradient(args)};
+}
+
+} // namespace nasc::ir::reference

@@ -1,10 +1,10 @@
-// Gemm forward with Eigen: Y = alpha * A' B' + beta * C.
-#include "runtime/reference/Broadcast.h"
-#include "runtime/reference/Ops.h"
+// Gemm and MatMul forward with Eigen: Y = alpha * A' B' + beta * C, Y = A B.
+#include "ir/ops/reference/Broadcast.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <Eigen/Core>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -34,19 +34,45 @@ RowMatrix broadcastBias(const ir::Node &node, const ir::Tensor &c, int64_t rows,
   return Eigen::Map<const RowMatrix>(data.data(), rows, cols);
 }
 
+/// The float32 tensor (rows, cols) holding `m`.
+ir::Tensor matrixTensor(const RowMatrix &m) {
+  return floatTensor({m.rows(), m.cols()}, std::vector<float>(m.data(), m.data() + m.size()));
+}
+
+/// Throws nasc::Error naming the node unless the columns of `a` match the rows of `b` (the
+/// operands called `left` and `right` in the message).
+void checkInnerDimensions(const ir::Node &node, const RowMatrix &a, const RowMatrix &b,
+                          const char *left, const char *right) {
+  if (a.cols() != b.rows())
+    fail(node, std::string("inner dimensions of ") + left + " (" + std::to_string(a.cols()) +
+                   ") and " + right + " (" + std::to_string(b.rows()) + ") differ");
+}
+
 } // namespace
 
 OpOutputs gemm(const ir::Node &node, const OpInputs &inputs) {
   const RowMatrix a = operand(matrixInput(node, inputs, 0, "A"), node.getInt("transA", 0) != 0);
   const RowMatrix b = operand(matrixInput(node, inputs, 1, "B"), node.getInt("transB", 0) != 0);
-  if (a.cols() != b.rows())
-    fail(node, "inner dimensions of A' (" + std::to_string(a.cols()) + ") and B' (" +
-                   std::to_string(b.rows()) + ") differ");
+  checkInnerDimensions(node, a, b, "A'", "B'");
   const float alpha = node.getFloat("alpha", 1.0f), beta = node.getFloat("beta", 1.0f);
   RowMatrix y = alpha * (a * b);
   if (optionalInput(inputs, 2))
     y += beta * broadcastBias(node, floatInput(node, inputs, 2, "C"), y.rows(), y.cols());
-  return {floatTensor({y.rows(), y.cols()}, std::vector<float>(y.data(), y.data() + y.size()))};
+  return {matrixTensor(y)};
 }
 
-} // namespace nasc::runtime::reference
+OpOutputs matMul(const ir::Node &node, const OpInputs &inputs) {
+  const ir::Tensor &a = floatInput(node, inputs, 0, "A");
+  const ir::Tensor &b = floatInput(node, inputs, 1, "B");
+  for (const ir::Tensor *t : {&a, &b})
+    if (t->shape.size() != 2)
+      fail(node, "MatMul of rank-" + std::to_string(t->shape.size()) + " input " +
+                     (t == &a ? "A " : "B ") + ir::shapeToString(t->shape) +
+                     " is not supported (only 2-D)");
+  const RowMatrix left = operand(a, false), right = operand(b, false);
+  checkInnerDimensions(node, left, right, "A", "B");
+  const RowMatrix y = left * right;
+  return {matrixTensor(y)};
+}
+
+} // namespace nasc::ir::reference

@@ -1,10 +1,11 @@
-// Flatten, Concat, Reshape, Identity, Dropout (inference) and Constant: ops that move data
-// without arithmetic.
-#include "runtime/reference/Ops.h"
+// Flatten, Concat, Reshape, Squeeze, Unsqueeze, Identity, Dropout (inference) and Constant: ops
+// that move data without arithmetic.
+#include "ir/ops/reference/Ops.h"
 
 #include <algorithm>
+#include <optional>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -70,6 +71,68 @@ ir::Shape reshapeTarget(const ir::Node &node, const ir::Shape &input,
   return shape;
 }
 
+/// Axes of Squeeze / Unsqueeze: the int64 input 1 (opset 13) when given, else attribute 'axes'
+/// (opsets 1-11), else nullopt.
+std::optional<std::vector<int64_t>> axesOf(const ir::Node &node, const OpInputs &inputs) {
+  if (const ir::Tensor *axes = optionalInput(inputs, 1)) {
+    if (axes->dtype != ir::DType::Int64 || axes->shape.size() != 1)
+      fail(node, "input axes must be a 1-d int64 tensor");
+    return axes->i;
+  }
+  if (node.has("axes"))
+    return node.getInts("axes", {});
+  return std::nullopt;
+}
+
+/// `axes` in [-rank, rank) normalised to [0, rank) and sorted; throws nasc::Error naming the node
+/// for an axis out of range or repeated.
+std::vector<int64_t> normalizedAxes(const ir::Node &node, std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t &axis : axes) {
+    if (axis < -rank || axis >= rank)
+      fail(node, "axes: value " + std::to_string(axis) + " is out of range for rank " +
+                     std::to_string(rank));
+    axis = axis < 0 ? axis + rank : axis;
+  }
+  std::sort(axes.begin(), axes.end());
+  if (auto repeated = std::adjacent_find(axes.begin(), axes.end()); repeated != axes.end())
+    fail(node, "axes: axis " + std::to_string(*repeated) + " is repeated");
+  return axes;
+}
+
+/// Shape of Squeeze's output: `input` without the dimensions `axes` (all dimensions of 1 when
+/// nullopt); throws nasc::Error naming the node for a listed dimension other than 1.
+ir::Shape squeezedShape(const ir::Node &node, const ir::Shape &input,
+                        const std::optional<std::vector<int64_t>> &axes) {
+  const int64_t rank = static_cast<int64_t>(input.size());
+  std::vector<bool> removed(input.size());
+  for (size_t k = 0; k < input.size(); ++k)
+    removed[k] = !axes && input[k] == 1;
+  for (int64_t axis : axes ? normalizedAxes(node, *axes, rank) : std::vector<int64_t>{}) {
+    if (input[axis] != 1)
+      fail(node, "cannot squeeze axis " + std::to_string(axis) + " of size " +
+                     std::to_string(input[axis]) + " (input " + ir::shapeToString(input) + ")");
+    removed[axis] = true;
+  }
+  ir::Shape shape;
+  for (size_t k = 0; k < input.size(); ++k)
+    if (!removed[k])
+      shape.push_back(input[k]);
+  return shape;
+}
+
+/// Shape of Unsqueeze's output: `input` with a dimension of 1 inserted at each of `axes`
+/// (positions in the output, of rank input rank + number of axes).
+ir::Shape unsqueezedShape(const ir::Node &node, const ir::Shape &input,
+                          const std::vector<int64_t> &axes) {
+  const int64_t rank = static_cast<int64_t>(input.size() + axes.size());
+  const std::vector<int64_t> inserted = normalizedAxes(node, axes, rank);
+  ir::Shape shape;
+  auto next = input.begin();
+  for (int64_t k = 0; k < rank; ++k)
+    shape.push_back(std::binary_search(inserted.begin(), inserted.end(), k) ? 1 : *next++);
+  return shape;
+}
+
 ir::Tensor int64Tensor(const ir::Shape &shape, std::vector<int64_t> data) {
   ir::Tensor t;
   t.dtype = ir::DType::Int64;
@@ -120,6 +183,19 @@ OpOutputs reshape(const ir::Node &node, const OpInputs &inputs) {
   return {reshaped(data, reshapeTarget(node, data.shape, shape.i))};
 }
 
+OpOutputs squeeze(const ir::Node &node, const OpInputs &inputs) {
+  const ir::Tensor &data = anyInput(node, inputs, 0, "data");
+  return {reshaped(data, squeezedShape(node, data.shape, axesOf(node, inputs)))};
+}
+
+OpOutputs unsqueeze(const ir::Node &node, const OpInputs &inputs) {
+  const ir::Tensor &data = anyInput(node, inputs, 0, "data");
+  const std::optional<std::vector<int64_t>> axes = axesOf(node, inputs);
+  if (!axes)
+    fail(node, "axes (input #1 or attribute 'axes') is missing");
+  return {reshaped(data, unsqueezedShape(node, data.shape, *axes))};
+}
+
 OpOutputs identity(const ir::Node &node, const OpInputs &inputs) {
   return {anyInput(node, inputs, 0, "input")};
 }
@@ -154,4 +230,4 @@ OpOutputs constant(const ir::Node &node, const OpInputs &) {
   fail(node, "attribute '" + name + "' is not supported");
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,13 +1,13 @@
 // Resize with mode 'nearest' (ONNX Resize-11/13) forward and backward: every output element copies
 // one input element (or extrapolation_value outside a tf_crop_and_resize box); the gradient sums
 // each output's dY into its source.
-#include "runtime/reference/Gradients.h"
-#include "runtime/reference/Ops.h"
+#include "ir/ops/reference/Gradients.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -147,4 +147,4 @@ InputGradients resizeBackward(const BackwardArgs &args) {
   return {std::move(dx)};
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -2,23 +2,9 @@
 // BatchNormalization in training mode (forward and backward). Used by Training.h.
 #pragma once
 
-#include "runtime/reference/OpSupport.h"
+#include "ir/ops/reference/OpSupport.h"
 
-#include <optional>
-
-namespace nasc::runtime::reference {
-
-/// dL/d(input k) of a node, indexed like Node::inputs; nullopt for inputs without a gradient
-/// (weights, biases, shape inputs).
-using InputGradients = std::vector<std::optional<ir::Tensor>>;
-
-/// What a backward kernel sees: the node, its input tensors, its output Y and dL/dY.
-struct BackwardArgs {
-  const ir::Node &node;
-  const OpInputs &inputs;
-  const ir::Tensor &y;
-  const ir::Tensor &dy;
-};
+namespace nasc::ir::reference {
 
 /// BatchNormalization in training mode (BatchNormTraining.cpp), whatever its training_mode
 /// attribute: X (N,C,...), scale and B (C); mean and biased variance over N and the spatial dims
@@ -31,9 +17,9 @@ InputGradients batchNormalizationTrainingBackward(const BackwardArgs &args);
 
 /// Conv (ConvGrad.cpp): dX = col2im(W^T dY) per image and group (same geometry as conv).
 InputGradients convBackward(const BackwardArgs &args);
-/// Conv (ConvGrad.cpp): dL/dW (W's shape) = Σ_n dY_n im2col(X_n)^T per group, the gradient the
-/// backward pass leaves out (weights get none in convBackward).
-ir::Tensor convWeightGradient(const BackwardArgs &args);
+/// Conv (ConvGrad.cpp): dL/dW (W's shape, at index 1) = Σ_n dY_n im2col(X_n)^T per group, the
+/// gradient the backward pass leaves out (weights get none in convBackward).
+InputGradients convWeightGradients(const BackwardArgs &args);
 
 /// MaxPool (PoolGrad.cpp): dY goes to the first maximum of each window (as PyTorch's CPU kernel).
 InputGradients maxPoolBackward(const BackwardArgs &args);
@@ -42,6 +28,10 @@ InputGradients maxPoolBackward(const BackwardArgs &args);
 InputGradients averagePoolBackward(const BackwardArgs &args);
 /// GlobalAveragePool (PoolGrad.cpp): dY / (spatial size) to every element of the plane.
 InputGradients globalAveragePoolBackward(const BackwardArgs &args);
+
+/// Gemm (ElementwiseGrad.cpp): dL/dB (index 1) = alpha A'^T dY, transposed back with transB; and
+/// dL/dC (index 2) = beta Σ_rows dY when C is a row bias (shape (cols) or (1, cols)).
+InputGradients gemmWeightGradients(const BackwardArgs &args);
 
 /// Relu (ElementwiseGrad.cpp): dY where Y > 0, else 0.
 InputGradients reluBackward(const BackwardArgs &args);
@@ -60,4 +50,4 @@ InputGradients resizeBackward(const BackwardArgs &args);
 /// Flatten, Reshape, Identity, Dropout (ElementwiseGrad.cpp): dY reshaped to X's shape.
 InputGradients reshapeBackward(const BackwardArgs &args);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,11 +1,11 @@
 // Slice (ONNX Slice-10/13) forward and backward: a strided window of the input, and the scatter
 // of its gradient back into zeros.
-#include "runtime/reference/Gradients.h"
-#include "runtime/reference/Ops.h"
+#include "ir/ops/reference/Gradients.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <algorithm>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -31,6 +31,10 @@ const ir::Tensor *indexInput(const ir::Node &node, const OpInputs &inputs, size_
 /// ONNX Slice-13: negative starts / ends / axes count from the end; starts and ends clamped to
 /// [0, dim] for positive steps, [0, dim-1] and [-1, dim-1] for negative ones.
 SliceWindow sliceWindow(const ir::Node &node, const OpInputs &inputs, const ir::Shape &shape) {
+  for (const char *attr : {"starts", "ends", "axes"})
+    if (node.has(attr))
+      fail(node, std::string("attribute '") + attr +
+                     "': the Slice-1 form is not supported (give starts, ends, axes as inputs)");
   const ir::Tensor *starts = indexInput(node, inputs, 1, "starts", -1);
   if (!starts || !optionalInput(inputs, 2))
     fail(node, "inputs 'starts' and 'ends' are required");
@@ -99,4 +103,4 @@ InputGradients sliceBackward(const BackwardArgs &args) {
   return {std::move(dx)};
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

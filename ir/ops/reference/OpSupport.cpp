@@ -1,8 +1,8 @@
-#include "runtime/reference/OpSupport.h"
+#include "ir/ops/reference/OpSupport.h"
 
 #include "ir/Error.h"
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 void fail(const ir::Node &node, const std::string &message) {
   throw Error(node.describe() + ": " + message);
@@ -14,7 +14,8 @@ const ir::Tensor &floatInput(const ir::Node &node, const OpInputs &inputs, size_
   if (!tensor)
     fail(node, std::string("input ") + role + " (#" + std::to_string(index) + ") is missing");
   if (tensor->dtype != ir::DType::Float32)
-    fail(node, std::string("input ") + role + " must be float32");
+    fail(node,
+         std::string("input '") + role + "': element type other than float32 is not supported");
   return *tensor;
 }
 
@@ -58,4 +59,4 @@ ir::Tensor floatTensor(const ir::Shape &shape, std::vector<float> data) {
   return tensor;
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

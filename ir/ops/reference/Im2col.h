@@ -1,11 +1,11 @@
 // Column matrices of convolution windows (Conv.cpp), shared by the Conv forward and its gradients.
 #pragma once
 
-#include "runtime/reference/ConvGeometry.h"
+#include "ir/ops/reference/ConvGeometry.h"
 
 #include <Eigen/Core>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -14,4 +14,4 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 /// window reads padding.
 RowMatrix im2col(const float *x, int64_t channels, const Window3 &w);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -3,9 +3,9 @@
 // outputs; each throws nasc::Error naming the node for inputs or attributes it does not support.
 #pragma once
 
-#include "runtime/reference/OpSupport.h"
+#include "ir/ops/reference/OpSupport.h"
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 /// Conv (Conv.cpp): X (N,C,D1..Dr), W (K,C/group,k1..kr), optional B (K); r in 1..3.
 /// Y (N,K,o1..or) by im2col + one Eigen matrix product per image and group.
@@ -18,11 +18,22 @@ OpOutputs maxPool(const ir::Node &node, const OpInputs &inputs);
 OpOutputs averagePool(const ir::Node &node, const OpInputs &inputs);
 /// GlobalAveragePool (Pool.cpp): X (N,C,D1..Dr) -> (N,C,1..1), mean over the spatial dims.
 OpOutputs globalAveragePool(const ir::Node &node, const OpInputs &inputs);
+/// GlobalMaxPool (Pool.cpp): X (N,C,D1..Dr) -> (N,C,1..1), max over the spatial dims.
+OpOutputs globalMaxPool(const ir::Node &node, const OpInputs &inputs);
 
 /// Relu (Elementwise.cpp): max(x, 0), any shape.
 OpOutputs relu(const ir::Node &node, const OpInputs &inputs);
+/// Clip (Elementwise.cpp): min(max(x, min), max), any shape; bounds from the optional scalar
+/// inputs min, max (Clip-11/13) or else the attributes min, max (Clip-6), default ±FLT_MAX.
+OpOutputs clip(const ir::Node &node, const OpInputs &inputs);
 /// Add (Elementwise.cpp): A + B with multidirectional (numpy) broadcasting.
 OpOutputs add(const ir::Node &node, const OpInputs &inputs);
+/// Sub (Elementwise.cpp): A - B with multidirectional (numpy) broadcasting.
+OpOutputs sub(const ir::Node &node, const OpInputs &inputs);
+/// Mul (Elementwise.cpp): A * B with multidirectional (numpy) broadcasting.
+OpOutputs mul(const ir::Node &node, const OpInputs &inputs);
+/// Div (Elementwise.cpp): A / B (IEEE float division) with multidirectional (numpy) broadcasting.
+OpOutputs div(const ir::Node &node, const OpInputs &inputs);
 /// BatchNormalization in inference mode (Normalization.cpp): X (N,C,...), scale/B/mean/var (C),
 /// Y = (X - mean) / sqrt(var + epsilon) * scale + B.
 OpOutputs batchNormalization(const ir::Node &node, const OpInputs &inputs);
@@ -30,6 +41,8 @@ OpOutputs batchNormalization(const ir::Node &node, const OpInputs &inputs);
 /// Gemm (Gemm.cpp): Y (M,N) = alpha * A' B' + beta * C, A' = transA ? A^T : A (M,K),
 /// B' = transB ? B^T : B (K,N), optional C unidirectionally broadcast to (M,N).
 OpOutputs gemm(const ir::Node &node, const OpInputs &inputs);
+/// MatMul (Gemm.cpp): Y (M,N) = A (M,K) B (K,N); inputs of other ranks are not supported.
+OpOutputs matMul(const ir::Node &node, const OpInputs &inputs);
 
 /// Flatten (ShapeOps.cpp): (d0..d{r-1}) -> (d0*..*d{axis-1}, d{axis}*..*d{r-1}).
 OpOutputs flatten(const ir::Node &node, const OpInputs &inputs);
@@ -40,6 +53,14 @@ OpOutputs concat(const ir::Node &node, const OpInputs &inputs);
 OpOutputs reshape(const ir::Node &node, const OpInputs &inputs);
 /// Identity (ShapeOps.cpp): a copy of the input, any dtype.
 OpOutputs identity(const ir::Node &node, const OpInputs &inputs);
+/// Squeeze (ShapeOps.cpp), ONNX Squeeze-1/11/13: data (float32 or int64) without the dims of 1
+/// listed in axes (attribute, or int64 input 1 from opset 13; all dims of 1 when absent); axes in
+/// [-r, r-1]. Listing a dimension other than 1 is an error.
+OpOutputs squeeze(const ir::Node &node, const OpInputs &inputs);
+/// Unsqueeze (ShapeOps.cpp), ONNX Unsqueeze-1/11/13: data (float32 or int64) with dims of 1
+/// inserted at axes (attribute, or required int64 input 1 from opset 13), positions in the output
+/// of rank r + k, in [-(r+k), r+k-1].
+OpOutputs unsqueeze(const ir::Node &node, const OpInputs &inputs);
 /// Dropout in inference (ShapeOps.cpp): a copy of the input; the mask output and
 /// training_mode = true are not supported.
 OpOutputs dropout(const ir::Node &node, const OpInputs &inputs);
@@ -55,4 +76,4 @@ OpOutputs resize(const ir::Node &node, const OpInputs &inputs);
 /// Constant (ShapeOps.cpp): the tensor of attribute value / value_float(s) / value_int(s).
 OpOutputs constant(const ir::Node &node, const OpInputs &inputs);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 /// The broadcast shape of `a` and `b` (ONNX Broadcasting.md: right-aligned, each dimension equal
 /// or 1), or nullopt when they do not broadcast.
@@ -16,4 +16,4 @@ std::optional<ir::Shape> broadcastShapes(const ir::Shape &a, const ir::Shape &b)
 /// tensor.shape (checked by the caller with broadcastShapes).
 std::vector<float> broadcastTo(const ir::Tensor &tensor, const ir::Shape &shape);
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,8 +1,8 @@
 // Conv forward: im2col of each image and group, then one Eigen matrix product.
-#include "runtime/reference/Im2col.h"
-#include "runtime/reference/Ops.h"
+#include "ir/ops/reference/Im2col.h"
+#include "ir/ops/reference/Ops.h"
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -106,4 +106,4 @@ OpOutputs conv(const ir::Node &node, const OpInputs &inputs) {
   return {std::move(y)};
 }
 
-} // namespace nasc::runtime::reference
+} // namespace nasc::ir::reference

@@ -1,11 +1,13 @@
-// MaxPool, AveragePool and GlobalAveragePool forward on (N, C, spatial...) tensors.
-#include "runtime/reference/ConvGeometry.h"
-#include "runtime/reference/Ops.h"
+// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool forward on (N, C, spatial...)
+// tensors.
+#include "ir/ops/reference/ConvGeometry.h"
+#include "ir/ops/reference/Ops.h"
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
-namespace nasc::runtime::reference {
+namespace nasc::ir::reference {
 
 namespace {
 
@@ -69,6 +71,23 @@ std::array<int64_t, 3> padsEndIn3(const WindowGeometry &g) {
   return padsEnd;
 }
 
+/// Global pooling of X (N,C,D1..Dr) to Y (N,C,1..1): Y[n,c] = reducePlane(data of X[n,c], number
+/// of elements of a plane).
+template <typename ReducePlane>
+OpOutputs globalPool(const ir::Node &node, const OpInputs &inputs, ReducePlane reducePlane) {
+  const ir::Tensor &x = floatInput(node, inputs, 0, "X");
+  if (x.shape.size() < 3)
+    fail(node, "input X " + ir::shapeToString(x.shape) + " must have rank >= 3");
+  ir::Shape shape(x.shape.size(), 1);
+  shape[0] = x.shape[0];
+  shape[1] = x.shape[1];
+  const int64_t planes = x.shape[0] * x.shape[1], plane = x.size() / std::max<int64_t>(planes, 1);
+  ir::Tensor y = ir::Tensor::zeros(shape);
+  for (int64_t p = 0; p < planes; ++p)
+    y.f[p] = reducePlane(x.f.data() + p * plane, plane);
+  return {std::move(y)};
+}
+
 } // namespace
 
 OpOutputs maxPool(const ir::Node &node, const OpInputs &inputs) {
@@ -106,21 +125,17 @@ OpOutputs averagePool(const ir::Node &node, const OpInputs &inputs) {
 }
 
 OpOutputs globalAveragePool(const ir::Node &node, const OpInputs &inputs) {
-  const ir::Tensor &x = floatInput(node, inputs, 0, "X");
-  if (x.shape.size() < 3)
-    fail(node, "input X " + ir::shapeToString(x.shape) + " must have rank >= 3");
-  ir::Shape shape(x.shape.size(), 1);
-  shape[0] = x.shape[0];
-  shape[1] = x.shape[1];
-  const int64_t planes = x.shape[0] * x.shape[1], plane = x.size() / std::max<int64_t>(planes, 1);
-  ir::Tensor y = ir::Tensor::zeros(shape);
-  for (int64_t p = 0; p < planes; ++p) {
-    double sum = 0;
-    for (int64_t k = 0; k < plane; ++k)
-      sum += x.f[p * plane + k];
-    y.f[p] = static_cast<float>(sum / static_cast<double>(plane));
-  }
-  return {std::move(y)};
+  return globalPool(node, inputs, [](const float *data, int64_t n) {
+    const double sum = std::accumulate(data, data + n, 0.0);
+    return static_cast<float>(sum / static_cast<double>(n));
+  });
 }
 
-} // namespace nasc::runtime::reference
+OpOutputs globalMaxPool(const ir::Node &node, const OpInputs &inputs) {
+  return globalPool(node, inputs, [](const float *data, int64_t n) {
+    return std::accumulate(data, data + n, -std::numeric_limits<float>::infinity(),
+                           [](float a, float b) { return std::max(a, b); });
+  });
+}
+
+} // namespace nasc::ir::reference
