@@ -1,6 +1,6 @@
 // The convolution statements the layout steps recognise: dense O[n, k, ..] += I[n, c, ..] ·
 // W[k, c, ..] and grouped O[n, Kg·g + k', ..] += I[n, Cg·g + c', ..] · W[Kg·g + k', c', ..]
-// (ir/lower/Conv.cpp; depthwise is grouped with Cg = 1), over a box.
+// (ir/ops/ConvOps.cpp; depthwise is grouped with Cg = 1), over a box.
 #pragma once
 
 #include "ir/Kernel.h"

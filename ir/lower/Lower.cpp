@@ -2,8 +2,8 @@
 #include "ir/lower/Lower.h"
 
 #include "ir/Error.h"
+#include "ir/lower/Copy.h"
 #include "ir/lower/LowerContext.h"
-#include "ir/lower/Ops.h"
 #include "ir/ops/OpDef.h"
 
 namespace nasc::ir {

@@ -1,4 +1,5 @@
-// Internal to ir/lower: the Program under construction and helpers shared by the per-op lowerings.
+// Internal to ir/lower and the lowerings in ir/ops: the Program under construction and helpers
+// shared by the per-op lowerings.
 #pragma once
 
 #include "ir/Graph.h"

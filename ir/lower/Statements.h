@@ -1,4 +1,5 @@
-// Internal to ir/lower: small constructors of statements, accesses and expressions.
+// Internal to ir/lower and the lowerings in ir/ops: small constructors of statements, accesses and
+// expressions.
 #pragma once
 
 #include "ir/Kernel.h"

@@ -1,6 +1,6 @@
-// Internal to ir/lower: sliding-window geometry shared by Conv and the pools (pads from the
-// `pads` / `auto_pad` attributes, any number of spatial axes) and the in-bounds constraints that
-// replace reading padding.
+// Internal to ir/lower and the lowerings in ir/ops: sliding-window geometry shared by Conv and the
+// pools (pads from the `pads` / `auto_pad` attributes, any number of spatial axes) and the
+// in-bounds constraints that replace reading padding.
 #pragma once
 
 #include "ir/Graph.h"

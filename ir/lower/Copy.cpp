@@ -1,9 +1,9 @@
-// Flatten, Reshape, Squeeze, Unsqueeze, Identity (ONNX) and graph-output copies: a row-major
-// copy whose indices stay affine. The dimensions split into groups of equal element count; a
+// Row-major copies whose indices stay affine (Flatten, Reshape, Squeeze, Unsqueeze, Identity and
+// graph-output copies). The dimensions split into groups of equal element count; a
 // group merging input dims into one output dim iterates the input dims, a group splitting one
 // input dim iterates the output dims, and a mixed group iterates both, tied by an equality.
+#include "ir/lower/Copy.h"
 #include "ir/Error.h"
-#include "ir/lower/Ops.h"
 #include "ir/lower/Statements.h"
 
 namespace nasc::ir::lower {
@@ -111,18 +111,6 @@ void lowerCopy(LowerContext &ctx, const std::string &name, const std::string &fr
     return;
   kb.add(copyStatement(kb.shape(in), kb.shape(out), in, out));
   kb.emit(std::move(nodes));
-}
-
-void lowerReshape(LowerContext &ctx, const Node &node) {
-  if (node.inputs.empty() || node.outputs.empty())
-    throw Error(ctx.where(node, "needs an input and an output"));
-  const Shape &in = ctx.shape(node.inputs[0]);
-  const Shape &out = ctx.shape(node.outputs[0]);
-  if (numElements(in) != numElements(out))
-    throw Error(ctx.where(node, "input " + shapeToString(in) + " and output " + shapeToString(out) +
-                                    " differ in element count"));
-  lowerCopy(ctx, node.name.empty() ? node.op_type : node.name, node.inputs[0],
-            ctx.buffer(node.outputs[0]), {node.name});
 }
 
 } // namespace nasc::ir::lower
