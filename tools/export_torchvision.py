@@ -21,7 +21,8 @@ import torch
 import torchvision
 
 MODELS = ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
-          "resnext101_32x8d", "wide_resnet50_2", "cifar_resnet18", "cifar_resnet34")
+          "resnext101_32x8d", "wide_resnet50_2", "mobilenet_v2", "cifar_resnet18",
+          "cifar_resnet34")
 
 # CIFAR forms (Turner et al. 2021, the BlockSwap code; models/cifar_resnet34.json): the
 # torchvision ResNet of the same depth with a 3x3 stride-1 stem conv of 64 channels, no maxpool

@@ -1,7 +1,7 @@
-// Real models: torchvision ResNet-18, ResNet-34, ResNeXt-50 and the CIFAR form of ResNet-34
-// (seeded random weights, exported to ONNX at opset 13 by tools/export_torchvision.py) compiled
-// by nasc match PyTorch's outputs, both through the JIT and through the shared library loaded
-// from C.
+// Real models: torchvision ResNet-18, ResNet-34, ResNeXt-50, MobileNetV2 and the CIFAR form of
+// ResNet-34 (seeded random weights, exported to ONNX at opset 13 by tools/export_torchvision.py)
+// compiled by nasc match PyTorch's outputs, both through the JIT and through the shared library
+// loaded from C.
 #include "compiler/CompiledModel.h"
 #include "compiler/SharedLibrary.h"
 #include "ir/Npy.h"
@@ -86,4 +86,8 @@ TEST_CASE("torchvision ResNeXt-50 32x4d at 1x3x160x128 (non-square) matches PyTo
 TEST_CASE("CIFAR ResNet-34 (3x3 stem, no maxpool, 10 classes) at 1x3x32x32 matches PyTorch",
           "[models]") {
   checkAgainstPyTorch("cifar_resnet34_1x3x32x32");
+}
+
+TEST_CASE("torchvision MobileNetV2 (ReLU6 as Clip) at 1x3x224x224 matches PyTorch", "[models]") {
+  checkAgainstPyTorch("mobilenet_v2_1x3x224x224");
 }
