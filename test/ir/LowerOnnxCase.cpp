@@ -1,4 +1,4 @@
-#include "lower_onnx_case.h"
+#include "LowerOnnxCase.h"
 
 #include "ir/import/ModelLoader.h"
 #include "ir/import/OnnxImporter.h"

@@ -4,8 +4,8 @@
 // only where the box can leave the input), not copied from the lowering's output.
 #include "ir/Error.h"
 #include "ir/lower/Lower.h"
-#include "lower_graphs.h"
-#include "lower_interpreter.h"
+#include "LowerGraphs.h"
+#include "LowerInterpreter.h"
 
 #include <catch2/catch.hpp>
 

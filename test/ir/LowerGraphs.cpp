@@ -1,4 +1,4 @@
-#include "lower_graphs.h"
+#include "LowerGraphs.h"
 
 namespace nasc::lowertest {
 

@@ -3,8 +3,8 @@
 // Fused results are compared with a direct convolution loop written here.
 #include "ir/Error.h"
 #include "ir/lower/Lower.h"
-#include "lower_graphs.h"
-#include "lower_interpreter.h"
+#include "LowerGraphs.h"
+#include "LowerInterpreter.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 #include "ir/import/ModelLoader.h"
 #include "ir/import/OnnxImporter.h"
 #include "ir/lower/Lower.h"
-#include "lower_interpreter.h"
+#include "LowerInterpreter.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "lower_interpreter.h"
+#include "LowerInterpreter.h"
 
 #include <algorithm>
 #include <limits>

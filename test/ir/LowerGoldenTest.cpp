@@ -3,8 +3,8 @@
 // floor((H + pt + pb − ((R−1)·dh + 1)) / sh) + 1, bounds only where the box can leave the
 // input), not copied from the lowering's output; every access is also checked in bounds.
 #include "ir/lower/Lower.h"
-#include "lower_graphs.h"
-#include "lower_interpreter.h"
+#include "LowerGraphs.h"
+#include "LowerInterpreter.h"
 
 #include <catch2/catch.hpp>
 
