@@ -31,10 +31,11 @@ struct ShortTrainingOptions {
 /// runs runtime::runTrainingStep (training-mode BN with batch statistics, mean cross-entropy) on
 /// images [i·batch, (i+1)·batch) of `stream` (N, C, H, W) and their labels, then updates every
 /// initializer that gets a weight gradient (runtime::TrainingStep::weightGradients: Conv W, Gemm
-/// B and row-bias C). Conv biases and BN scale / B stay fixed (behind a training-mode BN a Conv
-/// bias has zero gradient). Returns the loss of every step, computed by that step's forward pass
-/// before its update, in double. Throws nasc::Error when batch or steps is < 1 or `stream` holds
-/// fewer than steps · batch images or labels, and every error of the training step.
+/// B and row-bias C, MatMul A and B). Conv biases and BN scale / B stay fixed (behind a
+/// training-mode BN a Conv bias has zero gradient). Returns the loss of every step, computed by
+/// that step's forward pass before its update, in double. Throws nasc::Error when batch or steps is
+/// < 1 or `stream` holds fewer than steps · batch images or labels, and every error of the training
+/// step.
 std::vector<double> sgdLosses(ir::Graph &graph, const ImageBatch &stream, int64_t batch, int steps,
                               double lr);
 

@@ -117,21 +117,21 @@ OutputTypes broadcastShape(const ShapeContext &ctx) {
 /// A binary op with numpy broadcasting, lowered by lowerBinary.
 OpDef binaryOp(
     std::string name, size_t floatInputs,
-    std::function<reference::OpOutputs(const Node &, const reference::OpInputs &)> forward) {
+    std::function<reference::OpOutputs(const Node &, const reference::OpInputs &)> forward,
+    std::function<reference::InputGradients(const reference::BackwardArgs &)> backward) {
   return OpDef{
       .name = std::move(name),
       .floatInputs = floatInputs,
       .shape = broadcastShape,
       .lower = lower::lowerBinary,
       .forward = std::move(forward),
+      .backward = std::move(backward),
   };
 }
 
 } // namespace
 
 std::vector<OpDef> elementwiseOps() {
-  OpDef add = binaryOp("Add", 0, reference::add);
-  add.backward = reference::addBackward;
   return {
       OpDef{
           .name = "Relu",
@@ -146,11 +146,12 @@ std::vector<OpDef> elementwiseOps() {
           .shape = sameTypeAsInput,
           .lower = lower::lowerClip,
           .forward = reference::clip,
+          .backward = reference::clipBackward,
       },
-      std::move(add),
-      binaryOp("Sub", OpDef::kAllInputs, reference::sub),
-      binaryOp("Mul", OpDef::kAllInputs, reference::mul),
-      binaryOp("Div", OpDef::kAllInputs, reference::div),
+      binaryOp("Add", 0, reference::add, reference::addBackward),
+      binaryOp("Sub", OpDef::kAllInputs, reference::sub, reference::subBackward),
+      binaryOp("Mul", OpDef::kAllInputs, reference::mul, reference::mulBackward),
+      binaryOp("Div", OpDef::kAllInputs, reference::div, reference::divBackward),
   };
 }
 

@@ -186,6 +186,9 @@ std::vector<OpDef> gemmOps() {
           .shape = matMulShape,
           .lower = lower::lowerMatMul,
           .forward = reference::matMul,
+          .backward = reference::matMulBackward,
+          // Both operands' gradients: an initializer A or B gets its weight gradient.
+          .weightGradients = reference::matMulBackward,
       },
   };
 }

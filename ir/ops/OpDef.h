@@ -67,8 +67,8 @@ struct OpDef {
   std::function<reference::OpOutputs(const Node &, const reference::OpInputs &)> trainingForward{};
   /// dL/d(inputs) from dL/d(output 0). Empty: the op is not supported in training mode.
   std::function<reference::InputGradients(const reference::BackwardArgs &)> backward{};
-  /// dL/d(weight inputs) (Conv's W; Gemm's B and row-bias C), indexed like Node::inputs; the
-  /// caller keeps those of initializers. Optional.
+  /// dL/d(weight inputs) (Conv's W; Gemm's B and row-bias C; MatMul's A and B), indexed like
+  /// Node::inputs; the caller keeps those of initializers. Optional.
   std::function<reference::InputGradients(const reference::BackwardArgs &)> weightGradients{};
 };
 

@@ -276,6 +276,7 @@ std::vector<OpDef> poolOps() {
           .shape = globalPoolShape,
           .lower = lower::lowerGlobalMaxPool,
           .forward = reference::globalMaxPool,
+          .backward = reference::globalMaxPoolBackward,
       },
   };
 }

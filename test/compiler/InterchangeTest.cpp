@@ -1,8 +1,8 @@
 // Golden tests of loop interchange and the default schedule: isl schedule trees and ASTs of a
 // small convolution before and after, and the typed errors of refused requests (a broken
 // dependence, a non-permutation, an unknown statement).
-#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/Interchange.h"
+#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/Primitives.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"

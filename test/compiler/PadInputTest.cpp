@@ -1,8 +1,8 @@
 // pad_input (compiler/transforms/PadInput.h): the packing statements and padded buffer it adds,
 // the box domain it leaves, its refusals, and the default trace that uses it with a register
 // tile, compiled and compared with the reference executor.
-#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/PadInput.h"
+#include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "ir/lower/Lower.h"
 #include "test/support/ScheduleRun.h"

@@ -3,9 +3,9 @@
 // nested parallel loops, a loop of one iteration, bad members, bands and statements), the marked
 // loop kept under its mark by later primitives, and a conv net JIT-compiled with a parallel
 // output-channel loop on three threads that equals the Eigen reference executor.
+#include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Fuse.h"
 #include "compiler/transforms/Interchange.h"
-#include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Split.h"
 #include "polyhedral/Legality.h"
 #include "test/support/Kernels.h"

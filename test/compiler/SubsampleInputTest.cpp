@@ -1,9 +1,9 @@
 // subsample_input (compiler/transforms/SubsampleInput.h): the compact buffer and copy it adds to
 // a strided 1x1 conv, its refusals, and the default trace that uses it, alone and reading the
 // blocked output of a previous conv, compiled and compared with the reference executor.
+#include "compiler/transforms/SubsampleInput.h"
 #include "compiler/transforms/DefaultSchedule.h"
 #include "compiler/transforms/PadInput.h"
-#include "compiler/transforms/SubsampleInput.h"
 #include "compiler/transforms/TransformErrors.h"
 #include "ir/lower/Lower.h"
 #include "test/support/ScheduleRun.h"

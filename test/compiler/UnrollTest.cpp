@@ -2,10 +2,10 @@
 // after (strip-mined and partly unrolled, fully unrolled, and the unroll kept through later
 // interchange, split and tile), its typed refusals (bad factors, members, bands and statements),
 // and a conv net JIT-compiled with unrolled window loops that equals the Eigen reference executor.
+#include "compiler/transforms/Unroll.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
-#include "compiler/transforms/Unroll.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"
 

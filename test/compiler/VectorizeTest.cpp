@@ -2,11 +2,11 @@
 // and after, its typed refusals (a reduction loop, a loop that is not innermost, bad widths,
 // members, bands and statements), the LLVM loop metadata its mark becomes, and a conv net
 // JIT-compiled with a vectorized output-column loop that equals the Eigen reference executor.
+#include "compiler/transforms/Vectorize.h"
 #include "codegen/KernelEmitter.h"
 #include "compiler/transforms/Interchange.h"
 #include "compiler/transforms/Parallelize.h"
 #include "compiler/transforms/Tile.h"
-#include "compiler/transforms/Vectorize.h"
 #include "polyhedral/ParallelLoops.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"

@@ -2,10 +2,10 @@
 // expected text was derived by hand from the ONNX formulas (window index o·stride + k·dilation −
 // pad_begin, output size floor or ceil((in + pads − ((k−1)·dilation + 1)) / stride) + 1, bounds
 // only where the box can leave the input), not copied from the lowering's output.
-#include "ir/Error.h"
-#include "ir/lower/Lower.h"
 #include "LowerGraphs.h"
 #include "LowerInterpreter.h"
+#include "ir/Error.h"
+#include "ir/lower/Lower.h"
 
 #include <catch2/catch.hpp>
 

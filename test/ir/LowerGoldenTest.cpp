@@ -2,9 +2,9 @@
 // from the ONNX formulas (window index oh·sh + r·dh − pt, output size
 // floor((H + pt + pb − ((R−1)·dh + 1)) / sh) + 1, bounds only where the box can leave the
 // input), not copied from the lowering's output; every access is also checked in bounds.
-#include "ir/lower/Lower.h"
 #include "LowerGraphs.h"
 #include "LowerInterpreter.h"
+#include "ir/lower/Lower.h"
 
 #include <catch2/catch.hpp>
 

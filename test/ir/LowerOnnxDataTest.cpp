@@ -1,8 +1,8 @@
 // Lowered kernels, executed by the test interpreter, reproduce ONNX's conformance outputs
 // (onnx/backend/test/case/node/*.py and PyTorch-converted modules), and stay in bounds.
-#include "ir/lower/Lower.h"
 #include "LowerInterpreter.h"
 #include "LowerOnnxCase.h"
+#include "ir/lower/Lower.h"
 
 #include <catch2/catch.hpp>
 

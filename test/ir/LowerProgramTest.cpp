@@ -1,10 +1,10 @@
 // Program-level properties of lowerGraph: buffer kinds, fusion decisions and placement, copies of
 // unproduced outputs, unique C-identifier names, and errors naming the node and attribute.
 // Fused results are compared with a direct convolution loop written here.
-#include "ir/Error.h"
-#include "ir/lower/Lower.h"
 #include "LowerGraphs.h"
 #include "LowerInterpreter.h"
+#include "ir/Error.h"
+#include "ir/lower/Lower.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,10 +2,10 @@
 // loadModel (BN folding) and lowered: the kernels fuse conv + residual + ReLU and reproduce
 // PyTorch's logits; the built-in ResNet-18 lowers to one kernel per conv with every
 // residual Add and ReLU fused, and the conventional FLOP count.
+#include "LowerInterpreter.h"
 #include "ir/import/ModelLoader.h"
 #include "ir/import/OnnxImporter.h"
 #include "ir/lower/Lower.h"
-#include "LowerInterpreter.h"
 
 #include <catch2/catch.hpp>
 

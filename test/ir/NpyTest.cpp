@@ -1,6 +1,6 @@
 // .npy reading and writing, checked against files written by NumPy itself.
-#include "ir/Error.h"
 #include "ir/Npy.h"
+#include "ir/Error.h"
 
 #include <catch2/catch.hpp>
 

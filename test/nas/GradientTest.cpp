@@ -200,3 +200,73 @@ TEST_CASE("Resize (nearest) gradient sums dY into each source element", "[nas][g
   checkGradient(resize, resizeBackward, makeNode("Resize", {}, 4),
                 {tensorOf({1, 2, 5, 3}, 30), noRoi, floatTensor({0}, {}), sizes}, 0);
 }
+
+TEST_CASE("Clip gradient passes dY strictly inside the bounds", "[nas][gradient]") {
+  // Values are odd multiples of 0.025: at least 0.025 from the bounds, beyond the step 1e-2.
+  const std::vector<ir::Tensor> clip11{tensorOf({2, 3, 2, 4}, 31), floatTensor({}, {-0.5f}),
+                                       floatTensor({}, {0.6f})};
+  checkGradient(clip, clipBackward, makeNode("Clip", {}, 3), clip11, 0);
+  checkGradient(clip, clipBackward, makeNode("Clip", {{"min", -0.3f}, {"max", 0.4f}}, 1),
+                {tensorOf({2, 3, 2, 4}, 32)}, 0);
+  checkGradient(clip, clipBackward, makeNode("Clip", {{"min", -0.3f}}, 1),
+                {tensorOf({2, 3, 2, 4}, 33)}, 0);
+
+  // At a bound exactly: no gradient (PyTorch's relu6 / hardtanh), and none for min and max.
+  const std::vector<ir::Tensor> relu6{floatTensor({5}, {-1, 0, 3, 6, 7}), floatTensor({}, {0}),
+                                      floatTensor({}, {6})};
+  const OpInputs ptrs = pointers(relu6);
+  const ir::Node node = makeNode("Clip", {}, 3);
+  const ir::Tensor y = clip(node, ptrs)[0];
+  const ir::Tensor dy = floatTensor({5}, {1, 1, 1, 1, 1});
+  const InputGradients grads = clipBackward({node, ptrs, y, dy});
+  REQUIRE(grads.size() == 3);
+  REQUIRE(grads[0].has_value());
+  CHECK(grads[0]->f == std::vector<float>{0, 0, 1, 0, 0});
+  CHECK_FALSE(grads[1].has_value());
+  CHECK_FALSE(grads[2].has_value());
+}
+
+TEST_CASE("Sub, Mul and Div gradients (broadcast both ways) match finite differences",
+          "[nas][gradient]") {
+  // Y is 2x3x4 in both cases: B broadcast along dims 0 and 2, then A along 0 and 2 and B along 1.
+  auto awayFromZero = [](ir::Tensor t) {
+    for (float &v : t.f)
+      v += 1.0f;
+    return t;
+  };
+  const std::vector<std::pair<ir::Shape, ir::Shape>> shapes{{{2, 3, 4}, {3, 1}},
+                                                            {{3, 1}, {2, 1, 4}}};
+  unsigned seed = 34;
+  for (const auto &[aShape, bShape] : shapes) {
+    const std::vector<ir::Tensor> inputs{tensorOf(aShape, seed), tensorOf(bShape, seed + 1)};
+    const std::vector<ir::Tensor> divisor{inputs[0], awayFromZero(inputs[1])};
+    seed += 2;
+    for (size_t k = 0; k < 2; ++k) {
+      checkGradient(sub, subBackward, makeNode("Sub", {}, 2), inputs, k);
+      checkGradient(mul, mulBackward, makeNode("Mul", {}, 2), inputs, k);
+      checkGradient(div, divBackward, makeNode("Div", {}, 2), divisor, k);
+    }
+  }
+}
+
+TEST_CASE("MatMul gradients w.r.t. both operands match finite differences", "[nas][gradient]") {
+  const std::vector<ir::Tensor> inputs{tensorOf({3, 4}, 38), tensorOf({4, 2}, 39)};
+  checkGradient(matMul, matMulBackward, makeNode("MatMul", {}, 2), inputs, 0);
+  checkGradient(matMul, matMulBackward, makeNode("MatMul", {}, 2), inputs, 1);
+}
+
+TEST_CASE("GlobalMaxPool gradient goes to the first maximum of each plane", "[nas][gradient]") {
+  checkGradient(globalMaxPool, globalMaxPoolBackward, makeNode("GlobalMaxPool", {}, 1),
+                {tensorOf({2, 3, 3, 2}, 40)}, 0);
+  // Ties: PyTorch's adaptive_max_pool2d / max_pool2d (CPU) route dY to the first maximum in
+  // row-major order; here plane 0 has 5 at (0,1) and (1,0), plane 1 is constant.
+  const std::vector<ir::Tensor> tied{floatTensor({1, 2, 2, 2}, {1, 5, 5, 2, 3, 3, 3, 3})};
+  const OpInputs ptrs = pointers(tied);
+  const ir::Node node = makeNode("GlobalMaxPool", {}, 1);
+  const ir::Tensor y = globalMaxPool(node, ptrs)[0];
+  const InputGradients grads =
+      globalMaxPoolBackward({node, ptrs, y, floatTensor({1, 2, 1, 1}, {0.5f, -2.0f})});
+  REQUIRE(grads.size() == 1);
+  REQUIRE(grads[0].has_value());
+  CHECK(grads[0]->f == std::vector<float>{0, 0.5f, 0, 0, -2.0f, 0, 0, 0});
+}

@@ -124,3 +124,52 @@ TEST_CASE("Training step names the node and op it does not support", "[nas][trai
       runtime::runTrainingStep(graph, {{"x", ir::Tensor::zeros({2, 2, 4, 4})}}, {0, 1}),
       Contains("node 'relu1' (Sigmoid)") && Contains("not supported in training"));
 }
+
+TEST_CASE("MatMul weight gradients reach an initializer A or B; Sub, Mul, Div, Clip train",
+          "[nas][training]") {
+  // x (2,3) -> MatMul(a, x) -> Sub(., c (3)) -> Mul(., s (2,1)) -> Div(., d (3)) -> Clip(-5, 5)
+  // -> MatMul(., w) -> logits (2,4); only the MatMul operands get weight gradients.
+  ir::Graph g;
+  g.source = "matmul";
+  g.inputs = {"x"};
+  g.outputs = {"logits"};
+  g.values["x"] = {ir::DType::Float32, {2, 3}};
+  g.initializers["a"] = test::uniformTensor({2, 2}, 41, 1.0f);
+  g.initializers["c"] = test::uniformTensor({3}, 42, 0.5f);
+  g.initializers["s"] = test::uniformTensor({2, 1}, 43, 1.0f);
+  g.initializers["d"] = tensorOf({3}, {1.5f, 0.8f, 1.2f});
+  g.initializers["lo"] = tensorOf({}, {-5.0f});
+  g.initializers["hi"] = tensorOf({}, {5.0f});
+  g.initializers["w"] = test::uniformTensor({3, 4}, 44, 1.0f);
+  g.nodes = {
+      {"m1", "MatMul", {"a", "x"}, {"p"}, {}},        {"sub", "Sub", {"p", "c"}, {"q"}, {}},
+      {"mul", "Mul", {"q", "s"}, {"u"}, {}},          {"div", "Div", {"u", "d"}, {"v"}, {}},
+      {"clip", "Clip", {"v", "lo", "hi"}, {"k"}, {}}, {"m2", "MatMul", {"k", "w"}, {"logits"}, {}},
+  };
+  ir::Tensor x = test::uniformTensor({2, 3}, 45, 1.0f);
+  const std::vector<int64_t> labels{2, 0};
+  const runtime::TrainingStep step = runtime::runTrainingStep(g, {{"x", x}}, labels, true);
+  REQUIRE(step.weightGradients.size() == 2);
+  REQUIRE(step.gradients.count("x"));
+  const float h = 1e-2f;
+  auto check = [&](const ir::Tensor &analytic, std::vector<float> &values) {
+    REQUIRE(analytic.f.size() == values.size());
+    double scale = 0;
+    for (float v : analytic.f)
+      scale = std::max(scale, std::fabs(static_cast<double>(v)));
+    REQUIRE(scale > 1e-3);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float saved = values[i];
+      values[i] = saved + h;
+      const double up = runtime::runTrainingStep(g, {{"x", x}}, labels).loss;
+      values[i] = saved - h;
+      const double down = runtime::runTrainingStep(g, {{"x", x}}, labels).loss;
+      values[i] = saved;
+      INFO(i);
+      CHECK(analytic.f[i] == Approx((up - down) / (2.0 * h)).margin(2e-3 * scale));
+    }
+  };
+  check(step.weightGradients.at("a"), g.initializers.at("a").f);
+  check(step.weightGradients.at("w"), g.initializers.at("w").f);
+  check(step.gradients.at("x"), x.f);
+}

@@ -3,13 +3,14 @@
 // (CandidateFeatures.h) of a hand-built candidate are the vector written out by hand, and
 // proposeCandidate (Evolution.h) is deterministic, proposes only new candidates and, on a
 // synthetic search, finds a better one than random draws of the same count.
+#include "compiler/search/Evolution.h"
 #include "compiler/nas/FisherMeasurement.h"
 #include "compiler/nas/ModelCost.h"
 #include "compiler/search/CandidateFeatures.h"
 #include "compiler/search/CostModel.h"
-#include "compiler/search/Evolution.h"
 #include "compiler/search/SearchSpace.h"
 #include "ir/Error.h"
+#include "test/support/FreshPath.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -38,7 +39,8 @@ std::vector<std::vector<float>> grid() {
 
 float linear(const std::vector<float> &x) { return 3 * x[0] - 2 * x[1]; }
 
-/// Writes <build>/evolution_resnet.json and loads it for training: x (1, 4, 16, 16) -> stem 3x3
+/// Writes evolution_resnet.json in this test process's own directory (ctest runs this file's
+/// cases side by side) and loads it for training: x (1, 4, 16, 16) -> stem 3x3
 /// (16) -> two residual blocks of two 3x3 convs at 16 channels -> a stride-2 block at 32 (3x3
 /// convs c1, c2 and a 1x1 downsample cd) -> a block at 32 -> GlobalAveragePool -> Gemm (10);
 /// Relu after each conv and Add; 10 Convs, small enough that steps apply in a millisecond.
@@ -92,7 +94,7 @@ ir::Graph smallResnet() {
   initializers.push_back(
       {{"name", "fc.w"}, {"shape", {10, 32}}, {"init", "he_normal"}, {"seed", ++seed}});
   initializers.push_back({{"name", "fc.b"}, {"shape", {10}}, {"init", "zeros"}});
-  const std::string path = std::string(NASC_BINARY_DIR) + "/evolution_resnet.json";
+  const std::string path = (test::processDir("search") / "evolution_resnet.json").string();
   const json spec{{"inputs", {{{"name", "x"}, {"shape", {1, 4, 16, 16}}}}},
                   {"outputs", {"logits"}},
                   {"nodes", nodes},

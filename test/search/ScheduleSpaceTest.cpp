@@ -1,10 +1,10 @@
 // The schedule part of nasc search (compiler/search/ScheduleSpace.h, LayerTimes.h): the choices
 // it tries, that each computes what the reference executor computes, which of them are
 // distinct, and the tuning database's fastest choices applied to a model's Convs.
+#include "compiler/search/ScheduleSpace.h"
 #include "compiler/Pipeline.h"
 #include "compiler/search/ConvWorkload.h"
 #include "compiler/search/LayerTimes.h"
-#include "compiler/search/ScheduleSpace.h"
 #include "ir/import/ModelLoader.h"
 #include "test/support/FreshPath.h"
 #include "test/support/ScheduleRun.h"

@@ -2,13 +2,13 @@
 // workloads keyed by their shape (keys written by hand), a candidate's estimate made of its layers'
 // records in the tuning database, --resume reading candidates back, and the outputs agreeing with
 // the steps they record.
+#include "compiler/search/Search.h"
 #include "compiler/nas/FisherMeasurement.h"
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
 #include "compiler/search/ConvWorkload.h"
 #include "compiler/search/LayerTimes.h"
 #include "compiler/search/ScheduleSpace.h"
-#include "compiler/search/Search.h"
 #include "compiler/search/SearchOutputs.h"
 #include "compiler/search/SearchSpace.h"
 #include "ir/import/ModelLoader.h"

@@ -5,7 +5,6 @@
 #include <Eigen/Core>
 
 #include <functional>
-#include <limits>
 
 namespace nasc::ir::reference {
 
@@ -31,19 +30,6 @@ OpOutputs broadcastBinary(const ir::Node &node, const OpInputs &inputs, Op op) {
   return {std::move(c)};
 }
 
-/// Clip's bound `role` ("min" or "max"): the scalar input `index` (Clip-11+) when given, else
-/// the attribute of that name (Clip-6), else `fallback`.
-float clipBound(const ir::Node &node, const OpInputs &inputs, size_t index, const char *role,
-                float fallback) {
-  if (!optionalInput(inputs, index))
-    return node.getFloat(role, fallback);
-  const ir::Tensor &bound = floatInput(node, inputs, index, role);
-  if (bound.size() != 1)
-    fail(node, std::string("input '") + role + "' " + ir::shapeToString(bound.shape) +
-                   " must be a scalar");
-  return bound.f[0];
-}
-
 } // namespace
 
 OpOutputs relu(const ir::Node &node, const OpInputs &inputs) {
@@ -55,8 +41,7 @@ OpOutputs relu(const ir::Node &node, const OpInputs &inputs) {
 
 OpOutputs clip(const ir::Node &node, const OpInputs &inputs) {
   const ir::Tensor &x = floatInput(node, inputs, 0, "input");
-  const float low = clipBound(node, inputs, 1, "min", std::numeric_limits<float>::lowest());
-  const float high = clipBound(node, inputs, 2, "max", std::numeric_limits<float>::max());
+  const auto [low, high] = clipBounds(node, inputs);
   ir::Tensor y = ir::Tensor::zeros(x.shape);
   Eigen::Map<Eigen::ArrayXf>(y.f.data(), y.size()) = asArray(x.f).max(low).min(high);
   return {std::move(y)};

@@ -1,4 +1,6 @@
-// Relu, Add, Gemm, Concat and the shape-only ops (Flatten, Reshape, Identity, Dropout) backward.
+// Relu, Clip, Add, Sub, Mul, Div, Gemm, MatMul, Concat and the shape-only ops (Flatten, Reshape,
+// Identity, Dropout) backward.
+#include "ir/ops/reference/Broadcast.h"
 #include "ir/ops/reference/Gradients.h"
 
 #include <Eigen/Core>
@@ -36,6 +38,36 @@ ir::Tensor sumToShape(const ir::Tensor &dy, const ir::Shape &in) {
   return dx;
 }
 
+/// `grad` (of dY's shape) reduced to the shape `in` of the input it belongs to: summed over the
+/// dimensions that input was broadcast along.
+ir::Tensor reducedTo(ir::Tensor grad, const ir::Shape &in) {
+  return grad.shape == in ? std::move(grad) : sumToShape(grad, in);
+}
+
+Eigen::Map<const Eigen::ArrayXf> asArray(const std::vector<float> &data) {
+  return {data.data(), static_cast<Eigen::Index>(data.size())};
+}
+
+/// dL/dA and dL/dB of a broadcasting binary op Y = f(A, B): `da(dY, A, B)` and `db(dY, A, B)` map
+/// Eigen arrays of Y's shape (A and B broadcast to it) to the element-wise gradients, which are
+/// then reduced to A's and B's shapes.
+template <typename DA, typename DB>
+InputGradients binaryBackward(const BackwardArgs &args, DA da, DB db) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  const ir::Shape &shape = args.dy.shape;
+  const std::vector<float> left = broadcastTo(a, shape), right = broadcastTo(b, shape);
+  const auto dy = asArray(args.dy.f);
+  ir::Tensor ga = ir::Tensor::zeros(shape), gb = ir::Tensor::zeros(shape);
+  Eigen::Map<Eigen::ArrayXf>(ga.f.data(), ga.size()) = da(dy, asArray(left), asArray(right));
+  Eigen::Map<Eigen::ArrayXf>(gb.f.data(), gb.size()) = db(dy, asArray(left), asArray(right));
+  return {reducedTo(std::move(ga), a.shape), reducedTo(std::move(gb), b.shape)};
+}
+
+ir::Tensor matrixTensor(const ir::Shape &shape, const RowMatrix &m) {
+  return floatTensor(shape, std::vector<float>(m.data(), m.data() + m.size()));
+}
+
 } // namespace
 
 InputGradients reluBackward(const BackwardArgs &args) {
@@ -45,13 +77,42 @@ InputGradients reluBackward(const BackwardArgs &args) {
   return {std::move(dx)};
 }
 
-InputGradients addBackward(const BackwardArgs &args) {
-  InputGradients grads;
-  for (size_t k = 0; k < 2; ++k) {
-    const ir::Tensor &x = floatInput(args.node, args.inputs, k, k == 0 ? "A" : "B");
-    grads.push_back(x.shape == args.dy.shape ? args.dy : sumToShape(args.dy, x.shape));
-  }
+InputGradients clipBackward(const BackwardArgs &args) {
+  const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "input");
+  const auto [low, high] = clipBounds(args.node, args.inputs);
+  ir::Tensor dx = ir::Tensor::zeros(x.shape);
+  for (size_t i = 0; i < dx.f.size(); ++i)
+    dx.f[i] = x.f[i] > low && x.f[i] < high ? args.dy.f[i] : 0.0f;
+  InputGradients grads(args.node.inputs.size());
+  grads[0] = std::move(dx);
   return grads;
+}
+
+InputGradients addBackward(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  return {reducedTo(args.dy, a.shape), reducedTo(args.dy, b.shape)};
+}
+
+InputGradients subBackward(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  ir::Tensor minusDy = args.dy;
+  for (float &v : minusDy.f)
+    v = -v;
+  return {reducedTo(args.dy, a.shape), reducedTo(std::move(minusDy), b.shape)};
+}
+
+InputGradients mulBackward(const BackwardArgs &args) {
+  return binaryBackward(
+      args, [](const auto &dy, const auto &, const auto &b) { return dy * b; },
+      [](const auto &dy, const auto &a, const auto &) { return dy * a; });
+}
+
+InputGradients divBackward(const BackwardArgs &args) {
+  return binaryBackward(
+      args, [](const auto &dy, const auto &, const auto &b) { return dy / b; },
+      [](const auto &dy, const auto &a, const auto &b) { return -dy * a / (b * b); });
 }
 
 InputGradients gemmBackward(const BackwardArgs &args) {
@@ -68,6 +129,15 @@ InputGradients gemmBackward(const BackwardArgs &args) {
   InputGradients grads(args.node.inputs.size());
   grads[0] = floatTensor(a.shape, std::vector<float>(da.data(), da.data() + da.size()));
   return grads;
+}
+
+InputGradients matMulBackward(const BackwardArgs &args) {
+  const ir::Tensor &a = floatInput(args.node, args.inputs, 0, "A");
+  const ir::Tensor &b = floatInput(args.node, args.inputs, 1, "B");
+  Eigen::Map<const RowMatrix> am(a.f.data(), a.shape[0], a.shape[1]);
+  Eigen::Map<const RowMatrix> bm(b.f.data(), b.shape[0], b.shape[1]);
+  Eigen::Map<const RowMatrix> dy(args.dy.f.data(), args.dy.shape[0], args.dy.shape[1]);
+  return {matrixTensor(a.shape, dy * bm.transpose()), matrixTensor(b.shape, am.transpose() * dy)};
 }
 
 InputGradients concatBackward(const BackwardArgs &args) {

@@ -28,6 +28,9 @@ InputGradients maxPoolBackward(const BackwardArgs &args);
 InputGradients averagePoolBackward(const BackwardArgs &args);
 /// GlobalAveragePool (PoolGrad.cpp): dY / (spatial size) to every element of the plane.
 InputGradients globalAveragePoolBackward(const BackwardArgs &args);
+/// GlobalMaxPool (PoolGrad.cpp): dY to the first maximum (in row-major order) of each plane,
+/// zeros elsewhere; on ties as PyTorch's CPU adaptive_max_pool2d / max_pool2d over the plane.
+InputGradients globalMaxPoolBackward(const BackwardArgs &args);
 
 /// Gemm (ElementwiseGrad.cpp): dL/dB (index 1) = alpha A'^T dY, transposed back with transB; and
 /// dL/dC (index 2) = beta Σ_rows dY when C is a row bias (shape (cols) or (1, cols)).
@@ -35,11 +38,28 @@ InputGradients gemmWeightGradients(const BackwardArgs &args);
 
 /// Relu (ElementwiseGrad.cpp): dY where Y > 0, else 0.
 InputGradients reluBackward(const BackwardArgs &args);
-/// Add (ElementwiseGrad.cpp): dY summed over the dimensions each input was broadcast along.
+/// Clip (ElementwiseGrad.cpp): dX = dY where min < x < max (strictly), else 0; the bounds as in
+/// the forward (clipBounds), which get no gradient. Strict at the bounds as PyTorch's relu6 /
+/// hardtanh backward, the usual source of an exported Clip (ReLU6 in MobileNetV2), and as
+/// reluBackward at 0; torch.clamp's backward would pass dY at x == min or max.
+InputGradients clipBackward(const BackwardArgs &args);
+/// Add (ElementwiseGrad.cpp): dA = dY, dB = dY, each summed over the dimensions its input was
+/// broadcast along (numpy broadcasting).
 InputGradients addBackward(const BackwardArgs &args);
+/// Sub (ElementwiseGrad.cpp): dA = dY, dB = -dY, each reduced to its input's shape as in Add.
+InputGradients subBackward(const BackwardArgs &args);
+/// Mul (ElementwiseGrad.cpp): dA = dY B, dB = dY A (A, B broadcast to Y's shape), each reduced
+/// to its input's shape as in Add.
+InputGradients mulBackward(const BackwardArgs &args);
+/// Div (ElementwiseGrad.cpp): dA = dY / B, dB = -dY A / B^2 (A, B broadcast to Y's shape), each
+/// reduced to its input's shape as in Add.
+InputGradients divBackward(const BackwardArgs &args);
 /// Gemm (ElementwiseGrad.cpp): dA = alpha dY B'^T (transposed back when transA); B and C are
 /// treated as weights and get none.
 InputGradients gemmBackward(const BackwardArgs &args);
+/// MatMul, 2-D (ElementwiseGrad.cpp): dA = dY B^T, dB = A^T dY, both as input gradients. Also
+/// MatMul's weight gradients: either operand may be an initializer (the caller keeps those).
+InputGradients matMulBackward(const BackwardArgs &args);
 /// Concat (ElementwiseGrad.cpp): dY split along `axis` into the inputs' extents.
 InputGradients concatBackward(const BackwardArgs &args);
 /// Slice (Slice.cpp): dY scattered into zeros of X's shape at the sliced positions.

@@ -2,6 +2,8 @@
 
 #include "ir/Error.h"
 
+#include <limits>
+
 namespace nasc::ir::reference {
 
 void fail(const ir::Node &node, const std::string &message) {
@@ -50,6 +52,28 @@ int64_t normalizeAxis(const ir::Node &node, int64_t axis, int64_t rank, int64_t 
     fail(node, "attribute 'axis': value " + std::to_string(axis) + " is out of range for rank " +
                    std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+
+/// Clip's bound `role` ("min" or "max"): the scalar input `index` (Clip-11+) when given, else
+/// the attribute of that name (Clip-6), else `fallback`.
+float clipBound(const ir::Node &node, const OpInputs &inputs, size_t index, const char *role,
+                float fallback) {
+  if (!optionalInput(inputs, index))
+    return node.getFloat(role, fallback);
+  const ir::Tensor &bound = floatInput(node, inputs, index, role);
+  if (bound.size() != 1)
+    fail(node, std::string("input '") + role + "' " + ir::shapeToString(bound.shape) +
+                   " must be a scalar");
+  return bound.f[0];
+}
+
+} // namespace
+
+std::pair<float, float> clipBounds(const ir::Node &node, const OpInputs &inputs) {
+  return {clipBound(node, inputs, 1, "min", std::numeric_limits<float>::lowest()),
+          clipBound(node, inputs, 2, "max", std::numeric_limits<float>::max())};
 }
 
 ir::Tensor floatTensor(const ir::Shape &shape, std::vector<float> data) {

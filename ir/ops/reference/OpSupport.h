@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nasc::ir::reference {
@@ -56,6 +57,11 @@ void requireIntAttribute(const ir::Node &node, const std::string &attr, int64_t 
 /// Axis `axis` in [-rank, rank + extra) normalised to [0, rank + extra); throws nasc::Error naming
 /// the node and attribute 'axis' otherwise.
 int64_t normalizeAxis(const ir::Node &node, int64_t axis, int64_t rank, int64_t extra = 0);
+
+/// Clip's bounds (min, max): the optional scalar inputs 1 and 2 (Clip-11/13) when given, else the
+/// attributes min and max (Clip-6), else -FLT_MAX and FLT_MAX. Throws nasc::Error naming the node
+/// for a bound input that is not a float32 scalar. Shared by clip and clipBackward.
+std::pair<float, float> clipBounds(const ir::Node &node, const OpInputs &inputs);
 
 /// Float32 tensor of `shape` holding `data`.
 ir::Tensor floatTensor(const ir::Shape &shape, std::vector<float> data);

@@ -1,4 +1,4 @@
-// MaxPool, AveragePool and GlobalAveragePool backward w.r.t. their input X.
+// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool backward w.r.t. their input X.
 #include "ir/ops/reference/ConvGeometry.h"
 #include "ir/ops/reference/Gradients.h"
 
@@ -103,6 +103,18 @@ InputGradients globalAveragePoolBackward(const BackwardArgs &args) {
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t k = 0; k < plane; ++k)
       dx.f[p * plane + k] = args.dy.f[p] / static_cast<float>(plane);
+  return only(args.node, std::move(dx));
+}
+
+InputGradients globalMaxPoolBackward(const BackwardArgs &args) {
+  const ir::Tensor &x = floatInput(args.node, args.inputs, 0, "X");
+  const int64_t planes = x.shape[0] * x.shape[1], plane = x.size() / std::max<int64_t>(planes, 1);
+  ir::Tensor dx = ir::Tensor::zeros(x.shape);
+  for (int64_t p = 0; p < planes && plane > 0; ++p) {
+    const float *first = x.f.data() + p * plane;
+    // std::max_element returns the first of equal maxima.
+    dx.f[p * plane + (std::max_element(first, first + plane) - first)] = args.dy.f[p];
+  }
   return only(args.node, std::move(dx));
 }
 
