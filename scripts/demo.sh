@@ -14,6 +14,7 @@ cc -O2 -std=c11 -I"$out" -DNASC_MODEL_HEADER='"resnet18.h"' "$root/examples/clas
    -o "$out/classify" -L"$out" -lresnet18 -Wl,-rpath,"$out" -lm
 "$out/classify"
 # A short nasc search (docs/search.md) on the built-in CIFAR ResNet-34: neural transformations
-# judged by the capacity gate, timed here; prints the report table.
+# judged by the capacity gate, timed here, each layer's steps alone and then composed (the
+# layerwise strategy); prints the report table.
 "$build/tools/nasc" search "$root/models/cifar_resnet34.json" --budget "${NASC_DEMO_BUDGET:-90s}" \
-   --threads 1 --out "$out/search"
+   --strategy layerwise --threads 1 --out "$out/search"

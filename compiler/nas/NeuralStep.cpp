@@ -48,6 +48,13 @@ std::string NeuralStep::toString() const {
   return text + ")";
 }
 
+std::string stepsText(const std::vector<NeuralStep> &steps) {
+  std::string text;
+  for (const NeuralStep &step : steps)
+    text += (text.empty() ? "" : "; ") + step.toString();
+  return text;
+}
+
 NeuralStep parseNeuralStep(const std::string &text) {
   static const std::regex form(R"(^(.+):\s*([a-z_][a-z0-9_]*)\s*(?:\(([^()]*)\))?\s*$)");
   std::smatch match;

@@ -28,6 +28,10 @@ struct NeuralStep {
 /// number or kind of arguments.
 NeuralStep parseNeuralStep(const std::string &text);
 
+/// "a:group(2); b:bottleneck(4)": the steps' toString joined by "; " ("" for none). Equal texts
+/// are the same sequence of steps.
+std::string stepsText(const std::vector<NeuralStep> &steps);
+
 /// A neural transformation the model's structure does not allow (a group count that does not
 /// divide the channels, a residual Add whose branches would disagree, ...). `what()` names the
 /// model file, the node, the transformation and why.

@@ -18,14 +18,6 @@ namespace {
 
 using Steps = std::vector<nas::NeuralStep>;
 
-/// The steps as one text: equal texts are the same candidate.
-std::string key(const Steps &steps) {
-  std::string text;
-  for (const nas::NeuralStep &step : steps)
-    text += step.toString() + ";";
-  return text;
-}
-
 /// The steps of `steps` on `node`, in order.
 Steps stepsOn(const Steps &steps, const std::string &node) {
   Steps on;
@@ -98,7 +90,7 @@ Candidate gateRankedDraw(const ir::Graph &original, const std::vector<Scored> &h
   std::vector<Candidate> drawn;
   Candidate empty;
   for (size_t i = 0; i < options.draws; ++i)
-    if (Candidate c = sampleCandidate(original, rng); !c.steps.empty())
+    if (Candidate c = sampleCandidate(original, rng, options.transforms); !c.steps.empty())
       drawn.push_back(std::move(c));
     else if (i == 0)
       empty = std::move(c);
@@ -118,10 +110,10 @@ struct Space {
   std::vector<Steps> choices;
 };
 
-Space space(const ir::Graph &original) {
+Space space(const ir::Graph &original, const std::vector<std::string> &transforms) {
   Space s{searchableConvs(original), {}};
   for (const std::string &node : s.convs)
-    s.choices.push_back(stepChoices(original, node));
+    s.choices.push_back(stepChoices(original, node, transforms));
   return s;
 }
 
@@ -161,10 +153,10 @@ Steps breed(const Space &space, const Scored &first, const Scored *second, std::
 std::vector<Steps> children(const ir::Graph &original, const std::vector<Scored> &history,
                             const std::vector<size_t> &population, std::mt19937_64 &rng,
                             const EvolutionOptions &options) {
-  const Space s = space(original);
+  const Space s = space(original, options.transforms);
   std::set<std::string> seen;
   for (const Scored &scored : history)
-    seen.insert(key(scored.steps));
+    seen.insert(nas::stepsText(scored.steps));
   std::vector<Steps> pool;
   for (size_t tries = 0; tries < 4 * options.pool && pool.size() < options.pool; ++tries) {
     const Scored &first = tournament(history, population, options.tournament, rng);
@@ -172,7 +164,7 @@ std::vector<Steps> children(const ir::Graph &original, const std::vector<Scored>
                                ? &tournament(history, population, options.tournament, rng)
                                : nullptr;
     Steps child = breed(s, first, second, rng);
-    if (!child.empty() && seen.insert(key(child)).second)
+    if (!child.empty() && seen.insert(nas::stepsText(child)).second)
       pool.push_back(std::move(child));
   }
   return pool;
@@ -209,10 +201,10 @@ Candidate build(const ir::Graph &original, const Steps &steps) {
 
 /// Whether `candidate` has steps and none of `history` has the same.
 bool isNew(const Candidate &candidate, const std::vector<Scored> &history) {
-  const std::string k = key(candidate.steps);
+  const std::string k = nas::stepsText(candidate.steps);
   return !candidate.steps.empty() &&
          std::none_of(history.begin(), history.end(),
-                      [&](const Scored &s) { return key(s.steps) == k; });
+                      [&](const Scored &s) { return nas::stepsText(s.steps) == k; });
 }
 
 } // namespace
@@ -228,9 +220,9 @@ Candidate proposeCandidate(const ir::Graph &original, const std::vector<Scored> 
   if (measured.size() < std::max<size_t>(options.warmup, 1))
     return gateRankable(history, options.gateWarmup)
                ? gateRankedDraw(original, history, rng, options)
-               : sampleCandidate(original, rng);
+               : sampleCandidate(original, rng, options.transforms);
   if (uniform(rng) < options.epsilon)
-    return sampleCandidate(original, rng);
+    return sampleCandidate(original, rng, options.transforms);
   const std::vector<size_t> population(
       measured.end() - static_cast<std::ptrdiff_t>(std::min(options.population, measured.size())),
       measured.end());
@@ -241,7 +233,7 @@ Candidate proposeCandidate(const ir::Graph &original, const std::vector<Scored> 
       if (Candidate child = build(original, pool[i]); isNew(child, history))
         return child;
   }
-  return sampleCandidate(original, rng);
+  return sampleCandidate(original, rng, options.transforms);
 }
 
 } // namespace nasc::search

@@ -36,6 +36,8 @@ struct EvolutionOptions {
   size_t tournament = 4;  ///< Candidates drawn per tournament; the fastest is the parent.
   double crossover = 0.5; ///< Probability that a child has a second parent.
   size_t pool = 64;       ///< Children the cost model ranks per proposal.
+  /// The transformations its draws and mutations take steps of (stepChoices); empty: all.
+  std::vector<std::string> transforms;
   CostModelOptions model; ///< Of both the regressor and the classifier.
 };
 

@@ -7,6 +7,7 @@
 #include "compiler/search/ConvWorkload.h"
 #include "compiler/search/Evolution.h"
 #include "compiler/search/LayerTimes.h"
+#include "compiler/search/Layerwise.h"
 #include "compiler/search/SearchSpace.h"
 #include "ir/import/ModelLoader.h"
 
@@ -31,14 +32,6 @@ double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// "a:group(2); b:bottleneck(4)": the steps as one text (the workload of a candidate network).
-std::string stepsText(const std::vector<nas::NeuralStep> &steps) {
-  std::string text;
-  for (const nas::NeuralStep &step : steps)
-    text += (text.empty() ? "" : "; ") + step.toString();
-  return text;
-}
-
 /// The seconds of every Conv of `graph` (static shapes) by LayerTimes.
 double convSeconds(const ir::Graph &graph, LayerTimes &layers) {
   double total = 0;
@@ -60,7 +53,7 @@ TuningRecord toRecord(const CandidateResult &candidate, const std::string &ident
                         {"proxies", candidate.proxies}};
   if (!candidate.capacity.empty())
     detail["capacity"] = nlohmann::json::parse(candidate.capacity);
-  return {"network " + stepsText(candidate.steps),
+  return {"network " + nas::stepsText(candidate.steps),
           target,
           nascVersion(),
           identity,
@@ -101,21 +94,31 @@ std::vector<Scored> history(const std::vector<CandidateResult> &candidates) {
   return scored;
 }
 
-/// Candidate `index` of `options.strategy` after `before`.
+/// Candidate `index` of `options.strategy` after `before`; `layerwise` is the layerwise
+/// strategy's state and `baselineSeconds` the original's estimate (its Convs' workloads).
 Candidate draw(int64_t index, const ir::Graph &original, const SearchOptions &options,
-               const std::vector<CandidateResult> &before) {
+               const std::vector<CandidateResult> &before, const Layerwise &layerwise,
+               double baselineSeconds) {
   std::mt19937_64 rng = candidateRng(options.seed, index);
-  return options.strategy == Strategy::Evolution ? proposeCandidate(original, history(before), rng)
-                                                 : sampleCandidate(original, rng);
+  switch (options.strategy) {
+  case Strategy::Evolution: {
+    EvolutionOptions evolution;
+    evolution.transforms = options.transforms;
+    return proposeCandidate(original, history(before), rng, evolution);
+  }
+  case Strategy::Layerwise:
+    return layerwise.propose(index, history(before), baselineSeconds, rng);
+  case Strategy::Random:
+    break;
+  }
+  return sampleCandidate(original, rng, options.transforms);
 }
 
-/// Judges and estimates candidate `index` drawn after `before`: gated, its layers measured; the
-/// wall time of the gate added to `phases`.
-CandidateResult evaluate(int64_t index, const ir::Graph &original, const SearchOptions &options,
-                         const std::vector<CandidateResult> &before, const nas::CapacityGate &gate,
-                         LayerTimes &layers, double otherSeconds,
+/// Judges and estimates candidate `index`, `drawn`: gated, its layers measured; the wall time of
+/// the gate added to `phases`.
+CandidateResult evaluate(int64_t index, const Candidate &drawn, const SearchOptions &options,
+                         const nas::CapacityGate &gate, LayerTimes &layers, double otherSeconds,
                          std::map<std::string, double> &phases) {
-  Candidate drawn = draw(index, original, options, before);
   CandidateResult result;
   result.index = index;
   result.steps = drawn.steps;
@@ -166,7 +169,7 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
   std::vector<const CandidateResult *> best;
   std::set<std::string> seen;
   for (const CandidateResult *c : measured)
-    if (static_cast<int>(best.size()) < count && seen.insert(stepsText(c->steps)).second)
+    if (static_cast<int>(best.size()) < count && seen.insert(nas::stepsText(c->steps)).second)
       best.push_back(c);
   return best;
 }
@@ -237,7 +240,15 @@ std::string readBytes(const std::string &path) {
 } // namespace
 
 const char *strategyName(Strategy strategy) {
-  return strategy == Strategy::Evolution ? "evolution" : "random";
+  switch (strategy) {
+  case Strategy::Evolution:
+    return "evolution";
+  case Strategy::Layerwise:
+    return "layerwise";
+  case Strategy::Random:
+    break;
+  }
+  return "random";
 }
 
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs) {
@@ -254,9 +265,12 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
                           static_cast<uInt>(bytes.size()));
   char hex[16];
   std::snprintf(hex, sizeof hex, "%08lx", static_cast<unsigned long>(crc));
+  std::string transforms;
+  for (const std::string &name : options.transforms)
+    transforms += (transforms.empty() ? " transforms " : ",") + name;
   return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " strategy " +
          strategyName(options.strategy) + " policy " + nas::policyName(options.policy) +
-         " per-layer " + std::to_string(options.synflowPerLayer) + " threads " +
+         " per-layer " + std::to_string(options.synflowPerLayer) + transforms + " threads " +
          std::to_string(options.measure.threads) + " target " + targetKey(options.measure.target);
 }
 
@@ -276,7 +290,12 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   result.originalProxies = gate.original().proxies;
   result.originalSeconds = startSeconds(inference, options, db, result.identity);
   LayerTimes layers(db, result.identity, options);
-  result.otherSeconds = std::max(0.0, result.originalSeconds - convSeconds(original, layers));
+  const double originalConvSeconds = convSeconds(original, layers);
+  result.otherSeconds = std::max(0.0, result.originalSeconds - originalConvSeconds);
+  const double baselineSeconds = result.otherSeconds + originalConvSeconds;
+  LayerwiseOptions layerwiseOptions;
+  layerwiseOptions.transforms = options.transforms;
+  const Layerwise layerwise(original, layerwiseOptions);
 
   std::map<int64_t, TuningRecord> recorded;
   if (options.resume)
@@ -290,8 +309,9 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     if (auto old = recorded.find(i); old != recorded.end()) {
       result.candidates.push_back(fromRecord(old->second));
     } else {
-      CandidateResult c = evaluate(i, original, options, result.candidates, gate, layers,
-                                   result.otherSeconds, result.phaseSeconds);
+      CandidateResult c =
+          evaluate(i, draw(i, original, options, result.candidates, layerwise, baselineSeconds),
+                   options, gate, layers, result.otherSeconds, result.phaseSeconds);
       result.candidates.push_back(std::move(c));
       db.add(toRecord(result.candidates.back(), result.identity, target));
     }

@@ -25,9 +25,10 @@ inline constexpr double kSynflowPerLayer = 0.75;
 enum class Strategy {
   Random,    ///< sampleCandidate: the paper's random sampling, deterministic for a seed
   Evolution, ///< proposeCandidate: bred from the fastest, chosen by an XGBoost cost model
+  Layerwise, ///< Layerwise::propose: each step tried alone, then the fastest composed
 };
 
-/// "random" or "evolution".
+/// "random", "evolution" or "layerwise".
 const char *strategyName(Strategy strategy);
 
 /// What a search explores and how long.
@@ -53,6 +54,8 @@ struct SearchOptions {
   std::string childExecutable;
   double childTimeoutSeconds = 300;
   bool resume = false; ///< Continue the search of the same identity (searchIdentity) in the db.
+  /// The neural transformations (registry names) whose steps the search draws; empty: all.
+  std::vector<std::string> transforms;
 };
 
 /// One candidate and what became of it: status "measured" (legal, every layer measured),
@@ -125,7 +128,8 @@ struct Progress {
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs);
 
 /// The identity of a search: the model file's CRC-32, its seed, strategy, policy, per-layer
-/// tolerance, threads and target, so that --resume finds its records and no other's.
+/// tolerance, transformations (when not all), threads and target, so that --resume finds its
+/// records and no other's.
 std::string searchIdentity(const std::string &modelPath, const SearchOptions &options);
 
 /// Runs the search on the model file `modelPath` (ONNX or JSON spec) with records in `db`:

@@ -201,9 +201,7 @@ void writeBest(const fs::path &dir, const std::string &modelPath, const SearchRe
   const Timed &best = result.finalists[*result.best];
   ir::Graph architecture = nas::applyNeuralSteps(original, best.steps);
   nas::initWeights(architecture, options.seed);
-  std::string transformations;
-  for (const nas::NeuralStep &step : best.steps)
-    transformations += (transformations.empty() ? "" : "; ") + step.toString();
+  const std::string transformations = nas::stepsText(best.steps);
   writeAtomically(dir / "model.onnx", [&](const std::string &path) {
     ir::exportOnnx(architecture, path,
                    {{"nasc.source", modelPath},

@@ -3,6 +3,8 @@
 #include "compiler/nas/ConvLayer.h"
 #include "compiler/nas/NeuralRegistry.h"
 
+#include <algorithm>
+
 namespace nasc::search {
 
 namespace {
@@ -21,8 +23,9 @@ bool transformable(const ir::Graph &graph, const ir::Node &node) {
 
 /// Draws a step for `node` of `candidate.graph` and adds it (addStep); false when the Conv offers
 /// none or the rewrite refused it (the reason kept).
-bool drawStep(Candidate &candidate, const std::string &node, std::mt19937_64 &rng) {
-  const std::vector<nas::NeuralStep> choices = stepChoices(candidate.graph, node);
+bool drawStep(Candidate &candidate, const std::string &node, std::mt19937_64 &rng,
+              const std::vector<std::string> &transforms) {
+  const std::vector<nas::NeuralStep> choices = stepChoices(candidate.graph, node, transforms);
   return !choices.empty() && addStep(candidate, choices[uniformIndex(rng, choices.size())]);
 }
 
@@ -43,12 +46,15 @@ std::vector<std::string> searchableConvs(const ir::Graph &graph) {
   return names;
 }
 
-std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::string &node) {
+std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::string &node,
+                                         const std::vector<std::string> &transforms) {
   const nas::ConvLayer conv = nas::convLayer(graph, node, "search");
   std::vector<nas::NeuralStep> steps;
   for (const nas::NeuralTransform &t : nas::neuralTransforms())
-    for (const std::vector<int64_t> &args : t.choices(graph, conv))
-      steps.push_back({node, t.name, args});
+    if (transforms.empty() ||
+        std::find(transforms.begin(), transforms.end(), t.name) != transforms.end())
+      for (const std::vector<int64_t> &args : t.choices(graph, conv))
+        steps.push_back({node, t.name, args});
   return steps;
 }
 
@@ -69,14 +75,15 @@ bool addStep(Candidate &candidate, const nas::NeuralStep &step) {
   return true;
 }
 
-Candidate sampleCandidate(const ir::Graph &original, std::mt19937_64 &rng) {
+Candidate sampleCandidate(const ir::Graph &original, std::mt19937_64 &rng,
+                          const std::vector<std::string> &transforms) {
   Candidate candidate{{}, original, {}};
   const double density = uniform(rng);
   for (const std::string &node : searchableConvs(original)) {
-    if (uniform(rng) >= density || !drawStep(candidate, node, rng))
+    if (uniform(rng) >= density || !drawStep(candidate, node, rng, transforms))
       continue;
     if (uniform(rng) < density / 2 && isTransformableConv(candidate.graph, node))
-      drawStep(candidate, node, rng);
+      drawStep(candidate, node, rng, transforms);
   }
   return candidate;
 }

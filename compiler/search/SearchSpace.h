@@ -17,8 +17,11 @@ namespace nasc::search {
 std::vector<std::string> searchableConvs(const ir::Graph &graph);
 
 /// Every neural step the registry offers for Conv `node` of `graph`: each transformation's
-/// NeuralTransform::choices, in registry order. Throws nasc::Error when `node` is not such a Conv.
-std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::string &node);
+/// NeuralTransform::choices, in registry order; only those of the transformations named in
+/// `transforms` when it is not empty (`nasc search --transforms`). Throws nasc::Error when `node`
+/// is not such a Conv.
+std::vector<nas::NeuralStep> stepChoices(const ir::Graph &graph, const std::string &node,
+                                         const std::vector<std::string> &transforms = {});
 
 /// A uniform draw in [0, 1) from 53 bits of `rng` (the same on every platform, unlike
 /// std::uniform_real_distribution).
@@ -44,8 +47,10 @@ bool addStep(Candidate &candidate, const nas::NeuralStep &step);
 /// density ρ uniform in [0, 1); each searchable Conv, in graph order, gets with probability ρ a
 /// step drawn uniformly from its stepChoices and then, with probability ρ / 2, a second one on
 /// the same node if it is still a Conv (a sequence of two steps). A step the rewrite refuses
-/// is dropped and its reason kept in `refusals`. Deterministic for a given `rng` state.
-Candidate sampleCandidate(const ir::Graph &original, std::mt19937_64 &rng);
+/// is dropped and its reason kept in `refusals`; steps of `transforms` only (stepChoices).
+/// Deterministic for a given `rng` state.
+Candidate sampleCandidate(const ir::Graph &original, std::mt19937_64 &rng,
+                          const std::vector<std::string> &transforms = {});
 
 /// The generator of candidate `index` of a search seeded `seed`: each candidate has its own
 /// stream, so a resumed search draws exactly what an uninterrupted one would.

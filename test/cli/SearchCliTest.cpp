@@ -120,3 +120,13 @@ TEST_CASE("nasc search names a malformed budget", "[cli][search]") {
   CHECK_THAT(run.output, Contains("--budget '5x': expected a count of candidates (500c) or a "
                                   "duration (90s, 10m, 1h)"));
 }
+
+TEST_CASE("nasc search names an unknown transformation of --transforms", "[cli][search]") {
+  const std::string model = nasc::test::writeSmallCnn("search_transforms_cnn", {16, 16, 4, 16, 10});
+  const nasc::test::CliResult run =
+      runNasc("search " + model + " --transforms group,shuffle --out " +
+              nasc::test::freshDir("cli", "search_transforms"));
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output,
+             Contains("search: --transforms: unknown transformation 'shuffle' (known: "));
+}

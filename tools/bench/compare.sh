@@ -3,8 +3,12 @@
 #
 # Usage: tools/bench/compare.sh [--nasc PATH] [--models "resnet18 resnet34 resnext50_32x4d"]
 #                               [--shape 1x3x224x224] [--repeat R] [--threads N] [--out DIR]
+#                               [--files "A.onnx B.onnx@SCHEDULE.json"]
 #   --nasc     nasc binary (default $NASC, else build/tools/nasc under the repo root)
 #   --models   torchvision model names known to tools/export_torchvision.py (default resnet18)
+#   --files    ONNX files instead of --models; FILE@SCHEDULE runs nasc with `--schedule SCHEDULE`
+#              (e.g. a search's OUT/schedule.json on the original: the searched network in nasc
+#              against the original in ORT) and ORT on FILE itself
 #   --shape    input shape NxCxHxW (default 1x3x224x224)
 #   --repeat   timed runs per tool, each after one warm-up run (default $REPEAT, else 10)
 #   --threads  threads for both tools (default 1)
@@ -22,6 +26,7 @@ repo_root="$(cd "$bench_dir/../.." && pwd)"
 
 nasc="${NASC:-$repo_root/build/tools/nasc}"
 models="resnet18"
+files=""
 shape="1x3x224x224"
 repeat="${REPEAT:-10}"
 threads=1
@@ -34,11 +39,12 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --nasc) nasc="$2"; shift 2 ;;
     --models) models="$2"; shift 2 ;;
+    --files) files="$2"; shift 2 ;;
     --shape) shape="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --out) out_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -64,11 +70,11 @@ exported_model() {
   echo "$file"
 }
 
-# Prints "MS GFLOP" from nasc's last line:
+# Prints "MS GFLOP" from nasc's last line for model $1 (further arguments passed to nasc bench):
 # `median latency: X ms over R runs, G GFLOP per run, Y GFLOP/s, T thread(s)`.
 nasc_median_and_gflop() {
   local last
-  last="$("$nasc" bench "$1" --repeat "$repeat" --threads "$threads" | tail -n 1)"
+  last="$("$nasc" bench "$@" --repeat "$repeat" --threads "$threads" | tail -n 1)"
   [[ "$last" =~ ^median\ latency:\ ([0-9.]+)\ ms\ over\ [0-9]+\ runs,\ ([0-9.]+)\ GFLOP ]] \
     || die "cannot parse nasc bench output: '$last'"
   echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
@@ -85,12 +91,30 @@ ort_median() {
 ensure_onnxruntime
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), shape $shape, $threads thread(s), median of $repeat runs"
 printf '%-18s %12s %10s %10s %14s %12s\n' model "nasc ms" "ORT ms" nasc/ORT "nasc GFLOP/s" "ORT GFLOP/s"
-for model in $models; do
-  file="$(exported_model "$model")"
-  nasc_result="$(nasc_median_and_gflop "$file")"
+# Prints the table row of $1 (label): nasc on $2 with the further arguments, ORT on $2.
+row() {
+  local label="$1" file="$2" nasc_result nasc_ms gflop ort_ms
+  shift
+  nasc_result="$(nasc_median_and_gflop "$@")"
   read -r nasc_ms gflop <<< "$nasc_result"
   ort_ms="$(ort_median "$file")"
-  awk -v m="$model" -v n="$nasc_ms" -v o="$ort_ms" -v g="$gflop" 'BEGIN {
+  awk -v m="$label" -v n="$nasc_ms" -v o="$ort_ms" -v g="$gflop" 'BEGIN {
     printf "%-18s %12.2f %10.2f %10.2f %14.2f %12.2f\n", m, n, o, n / o, g * 1000 / n, g * 1000 / o
   }'
+}
+
+if [[ -n "$files" ]]; then
+  for entry in $files; do
+    file="${entry%%@*}"
+    [[ -f "$file" ]] || die "no file '$file'"
+    if [[ "$entry" == *@* ]]; then
+      row "$(basename "$file")+schedule" "$file" --schedule "${entry#*@}"
+    else
+      row "$(basename "$file")" "$file"
+    fi
+  done
+  exit 0
+fi
+for model in $models; do
+  row "$model" "$(exported_model "$model")"
 done

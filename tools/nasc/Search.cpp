@@ -1,4 +1,5 @@
 #include "compiler/search/Search.h"
+#include "compiler/nas/NeuralRegistry.h"
 #include "compiler/search/SearchOutputs.h"
 #include "ir/import/ModelLoader.h"
 #include "tools/nasc/Commands.h"
@@ -30,6 +31,7 @@ struct SearchArgs : GateArgs, ModelArgs {
                                                     static_cast<unsigned>(GateArgs::seeds)));
   }
   std::string budget = "100c", out, strategy = "random"; // --db: ModelArgs::db
+  std::vector<std::string> transforms;
   int threads = 1;
   double childTimeout = 300;
   double perLayer = search::kSynflowPerLayer;
@@ -104,11 +106,15 @@ int runSearchCommand(SearchArgs &args) {
   search::SearchOptions options;
   parseBudget(args.budget, options);
   options.seed = args.seed;
-  options.strategy =
-      args.strategy == "evolution" ? search::Strategy::Evolution : search::Strategy::Random;
+  options.strategy = args.strategy == "evolution"   ? search::Strategy::Evolution
+                     : args.strategy == "layerwise" ? search::Strategy::Layerwise
+                                                    : search::Strategy::Random;
   options.policy = nas::parsePolicy(args.policy);
   options.gate = gateParams(args, options.policy);
   options.synflowPerLayer = args.perLayer;
+  for (const std::string &name : args.transforms)
+    nas::findNeuralTransform(name, "search: --transforms");
+  options.transforms = args.transforms;
   if (args.tolerance && args.perLayer > 0 && options.policy == nas::Policy::Synflow)
     throw Error("search: --tolerance is the whole network's synflow tolerance; give "
                 "--tolerance-per-layer 0 with it (the default scales the tolerance by the Convs a "
@@ -164,10 +170,19 @@ void addSearchCommand(CLI::App &app) {
                 "in the database: recorded candidates are read back, not drawn again");
   cmd->add_option("--strategy", args->strategy,
                   "How candidates are drawn: random (the paper's; deterministic for a seed and "
-                  "a candidate budget) or evolution (bred from the fastest measured, chosen by "
-                  "an XGBoost cost model fitted on the measurements so far)")
-      ->check(CLI::IsMember({"random", "evolution"}))
+                  "a candidate budget), evolution (bred from the fastest measured, chosen by "
+                  "an XGBoost cost model fitted on the measurements so far) or layerwise (each "
+                  "step tried alone on one Conv of each layer shape, then networks composed of "
+                  "the fastest that passed the gate)")
+      ->check(CLI::IsMember({"random", "evolution", "layerwise"}))
       ->capture_default_str();
+  std::string names;
+  for (const nas::NeuralTransform &t : nas::neuralTransforms())
+    names += (names.empty() ? "" : ",") + t.name;
+  cmd->add_option("--transforms", args->transforms,
+                  "The neural transformations whose steps the search draws, comma-separated (" +
+                      names + "; docs/transformations.md); default: all")
+      ->delimiter(',');
   cmd->add_option("--threads", args->threads, "Threads of the timed runs")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -1,0 +1,128 @@
+#include "compiler/search/Layerwise.h"
+
+#include "compiler/nas/ModelCost.h"
+#include "compiler/search/ConvWorkload.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace nasc::search {
+
+namespace {
+
+/// The Convs of one workload, the first one's workload graph and its FLOP.
+struct Workload {
+  std::vector<std::string> members;
+  const ConvWorkload *first = nullptr;
+  double flops = 0;
+};
+
+/// The searchable Convs of `original` grouped by workload, by total FLOP, largest first.
+std::vector<Workload> workloadsOf(const ir::Graph &original,
+                                  const std::vector<ConvWorkload> &convs) {
+  const std::vector<std::string> searchable = searchableConvs(original);
+  std::vector<Workload> workloads;
+  std::map<std::string, size_t> byKey;
+  for (const ConvWorkload &conv : convs) {
+    if (std::find(searchable.begin(), searchable.end(), conv.node) == searchable.end())
+      continue;
+    const auto [it, added] = byKey.emplace(conv.key, workloads.size());
+    if (added)
+      workloads.push_back({{}, &conv, nas::modelCost(conv.graph).flops});
+    workloads[it->second].members.push_back(conv.node);
+  }
+  std::stable_sort(workloads.begin(), workloads.end(), [](const Workload &a, const Workload &b) {
+    return static_cast<double>(a.members.size()) * a.flops >
+           static_cast<double>(b.members.size()) * b.flops;
+  });
+  return workloads;
+}
+
+/// Whether `step` applied to `workload`'s graph alone cuts its FLOP, or that graph refuses it.
+bool cutsFlops(const Workload &workload, const nas::NeuralStep &step) {
+  try {
+    return nas::modelCost(nas::applyNeuralStep(workload.first->graph, step)).flops < workload.flops;
+  } catch (const nas::RefusedTransformation &) {
+    return true;
+  }
+}
+
+/// `step` on Conv `node` instead of its own.
+nas::NeuralStep onNode(nas::NeuralStep step, const std::string &node) {
+  step.node = node;
+  return step;
+}
+
+} // namespace
+
+Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
+    : original_(original), options_(options) {
+  const std::vector<ConvWorkload> convs = convWorkloads(original);
+  const std::vector<Workload> workloads = workloadsOf(original, convs);
+  for (size_t w = 0; w < workloads.size(); ++w)
+    for (const nas::NeuralStep &step :
+         stepChoices(original, workloads[w].members.front(), options.transforms))
+      if (cutsFlops(workloads[w], step)) {
+        layerSteps_.push_back({step, workloads[w].members});
+        workloadOf_.push_back(w);
+      }
+  workloads_ = workloads.size();
+}
+
+Candidate Layerwise::compose(const std::vector<std::vector<const LayerStep *>> &ranked,
+                             const std::vector<size_t> &choice) const {
+  std::map<std::string, nas::NeuralStep> chosen; // by Conv
+  for (size_t w = 0; w < ranked.size(); ++w)
+    if (choice[w] < ranked[w].size())
+      for (const std::string &member : ranked[w][choice[w]]->members)
+        chosen.emplace(member, onNode(ranked[w][choice[w]]->step, member));
+  Candidate candidate{{}, original_, {}};
+  for (const std::string &node : searchableConvs(original_))
+    if (auto step = chosen.find(node); step != chosen.end())
+      addStep(candidate, step->second);
+  return candidate;
+}
+
+Candidate Layerwise::propose(int64_t index, const std::vector<Scored> &history,
+                             double baselineSeconds, std::mt19937_64 &rng) const {
+  const int64_t single = index - (index + 1) / options_.period;
+  if (index % options_.period != options_.period - 1 &&
+      single < static_cast<int64_t>(layerSteps_.size())) {
+    Candidate candidate{{}, original_, {}};
+    addStep(candidate, layerSteps_[static_cast<size_t>(single)].step);
+    return candidate;
+  }
+  std::map<std::string, double> alone; // Measured single steps faster than the baseline
+  std::set<std::string> tried;
+  for (const Scored &scored : history) {
+    tried.insert(nas::stepsText(scored.steps));
+    if (scored.steps.size() == 1 && scored.outcome == Scored::Outcome::Measured &&
+        scored.seconds < baselineSeconds)
+      alone[scored.steps.front().toString()] = scored.seconds;
+  }
+  std::vector<std::vector<const LayerStep *>> ranked(workloads_);
+  for (size_t s = 0; s < layerSteps_.size(); ++s)
+    if (alone.count(layerSteps_[s].step.toString()))
+      ranked[workloadOf_[s]].push_back(&layerSteps_[s]);
+  for (std::vector<const LayerStep *> &steps : ranked)
+    std::stable_sort(steps.begin(), steps.end(), [&](const LayerStep *a, const LayerStep *b) {
+      return alone[a->step.toString()] < alone[b->step.toString()];
+    });
+
+  std::vector<size_t> choice(workloads_, 0); // the fastest of each workload
+  Candidate candidate = compose(ranked, choice);
+  if (candidate.steps.empty())
+    candidate.refusals.insert(candidate.refusals.begin(),
+                              "no layer step has passed the gate and run faster yet");
+  for (int t = 0; t < options_.tries && tried.count(nas::stepsText(candidate.steps)); ++t) {
+    for (size_t w = 0; w < workloads_; ++w) {
+      const double u = uniform(rng);
+      choice[w] = u < options_.perturb ? 1 : u < 2 * options_.perturb ? ranked[w].size() : 0;
+    }
+    candidate = compose(ranked, choice);
+  }
+  return candidate;
+}
+
+} // namespace nasc::search

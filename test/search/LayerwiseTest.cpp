@@ -1,0 +1,145 @@
+// The layerwise strategy (compiler/search/Layerwise.h) on a small residual network: its layer
+// steps, worked out by hand from the registry's rules (docs/search.md, "Search space"), and its
+// compositions of a hand-written history.
+#include "compiler/search/Layerwise.h"
+#include "test/support/SmallResnet.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace nasc;
+
+namespace {
+
+std::vector<std::string> texts(const std::vector<nas::NeuralStep> &steps) {
+  std::vector<std::string> out;
+  for (const nas::NeuralStep &step : steps)
+    out.push_back(step.toString());
+  return out;
+}
+
+/// A Measured single step of `seconds`.
+search::Scored alone(const std::string &step, double seconds) {
+  return {{nas::parseNeuralStep(step)}, search::Scored::Outcome::Measured, seconds};
+}
+
+} // namespace
+
+TEST_CASE("layer steps: one per step a workload offers, largest workload first, seq3 left out",
+          "[layerwise]") {
+  const ir::Graph original = test::smallResnet("layerwise_resnet");
+  const search::Layerwise layerwise(original);
+  // The workloads by total FLOP (multiply-adds): a1, a2, b1, b2 (16 -> 16, 3x3, 16x16) 4 x
+  // 589824; c2, d1, d2 (32 -> 32, 3x3, 8x8) 3 x 589824; c1 (16 -> 32, 3x3 stride 2) 294912;
+  // stem (4 -> 16) 147456; cd (16 -> 32, 1x1 stride 2) 32768.
+  std::vector<std::string> firstWorkload;
+  std::set<std::string> representatives;
+  for (const search::LayerStep &s : layerwise.layerSteps()) {
+    representatives.insert(s.step.node);
+    if (s.members == std::vector<std::string>{"a1", "a2", "b1", "b2"})
+      firstWorkload.push_back(s.step.toString());
+  }
+  CHECK(layerwise.layerSteps().front().step.node == "a1");
+  CHECK(representatives == std::set<std::string>{"a1", "c2", "c1", "stem", "cd"});
+  // C = K = 16 at 16x16: group G of 16's divisors short of 16; depthwise (C divides K);
+  // bottleneck B of 16's divisors in 2..8; spatial_bottleneck 2, 4; seq1 pairs G1 < G2 of 1, 2,
+  // 4, 8 (all divide C and K/2 = 8); seq2 u = 8 with G of 2..8 dividing 16 and 8; no seq3.
+  CHECK(firstWorkload ==
+        std::vector<std::string>{"a1:group(2)", "a1:group(4)", "a1:group(8)", "a1:depthwise",
+                                 "a1:bottleneck(2)", "a1:bottleneck(4)", "a1:bottleneck(8)",
+                                 "a1:spatial_bottleneck(2)", "a1:spatial_bottleneck(4)",
+                                 "a1:seq1(1, 2)", "a1:seq1(1, 4)", "a1:seq1(1, 8)", "a1:seq1(2, 4)",
+                                 "a1:seq1(2, 8)", "a1:seq1(4, 8)", "a1:seq2(8, 2)", "a1:seq2(8, 4)",
+                                 "a1:seq2(8, 8)"});
+  std::vector<std::string> order;
+  for (const search::LayerStep &s : layerwise.layerSteps())
+    if (order.empty() || order.back() != s.step.node)
+      order.push_back(s.step.node);
+  CHECK(order == std::vector<std::string>{"a1", "c2", "c1", "stem", "cd"});
+}
+
+TEST_CASE("layerwise proposals: the layer steps alone, every period-th a composition",
+          "[layerwise]") {
+  const ir::Graph original = test::smallResnet("layerwise_resnet");
+  const search::Layerwise layerwise(original, {4, 0.2, 16, {}});
+  const auto &steps = layerwise.layerSteps();
+  std::mt19937_64 rng(1);
+  for (int64_t index : {0, 1, 2})
+    CHECK(texts(layerwise.propose(index, {}, 1.0, rng).steps) ==
+          std::vector<std::string>{steps[static_cast<size_t>(index)].step.toString()});
+  const search::Candidate composed = layerwise.propose(3, {}, 1.0, rng);
+  CHECK(composed.steps.empty());
+  CHECK(composed.refusals.front() == "no layer step has passed the gate and run faster yet");
+  CHECK(texts(layerwise.propose(4, {}, 1.0, rng).steps) ==
+        std::vector<std::string>{steps[3].step.toString()});
+}
+
+TEST_CASE("a composition takes each workload's fastest step that passed alone on every Conv "
+          "of it, and a repeated one is perturbed",
+          "[layerwise]") {
+  const ir::Graph original = test::smallResnet("layerwise_resnet");
+  const search::Layerwise layerwise(original, {4, 0.2, 16, {}});
+  std::vector<search::Scored> history = {
+      alone("a1:group(2)", 0.8),
+      alone("a1:group(4)", 0.7),
+      alone("a1:depthwise", 1.2), // slower than the original's 1.0
+      alone("c2:group(2)", 0.9),
+      {{nas::parseNeuralStep("c2:group(4)")}, search::Scored::Outcome::Refused, 0},
+  };
+  std::mt19937_64 rng(1);
+  const search::Candidate composed = layerwise.propose(3, history, 1.0, rng);
+  const std::vector<std::string> greedy = {"a1:group(4)", "a2:group(4)", "b1:group(4)",
+                                           "b2:group(4)", "c2:group(2)", "d1:group(2)",
+                                           "d2:group(2)"};
+  CHECK(texts(composed.steps) == greedy);
+
+  history.push_back({composed.steps, search::Scored::Outcome::Measured, 0.6});
+  std::set<std::vector<std::string>> seen;
+  for (const search::Scored &s : history)
+    seen.insert(texts(s.steps));
+  const std::set<std::string> allowed = {"a1:group(4)", "a2:group(4)", "b1:group(4)", "b2:group(4)",
+                                         "a1:group(2)", "a2:group(2)", "b1:group(2)", "b2:group(2)",
+                                         "c2:group(2)", "d1:group(2)", "d2:group(2)"};
+  for (int64_t index : {7, 11, 15}) {
+    std::mt19937_64 draw = search::candidateRng(5, index);
+    const search::Candidate perturbed = layerwise.propose(index, history, 1.0, draw);
+    REQUIRE_FALSE(perturbed.steps.empty());
+    CHECK(seen.count(texts(perturbed.steps)) == 0);
+    for (const std::string &step : texts(perturbed.steps))
+      CHECK(allowed.count(step) == 1);
+    // A workload takes one step on all of its Convs: a1's choice is b2's.
+    std::string a, b;
+    for (const nas::NeuralStep &step : perturbed.steps) {
+      if (step.node == "a1")
+        a = step.transform + std::to_string(step.args.at(0));
+      if (step.node == "b2")
+        b = step.transform + std::to_string(step.args.at(0));
+    }
+    CHECK(a == b);
+  }
+}
+
+TEST_CASE("the layer steps of chosen transformations only", "[layerwise]") {
+  const ir::Graph original = test::smallResnet("layerwise_resnet");
+  search::LayerwiseOptions options;
+  options.transforms = {"group", "bottleneck"};
+  const search::Layerwise layerwise(original, options);
+  std::vector<std::string> firstWorkload;
+  for (const search::LayerStep &s : layerwise.layerSteps()) {
+    CHECK((s.step.transform == "group" || s.step.transform == "bottleneck"));
+    if (s.step.node == "a1")
+      firstWorkload.push_back(s.step.toString());
+  }
+  CHECK(firstWorkload == std::vector<std::string>{"a1:group(2)", "a1:group(4)", "a1:group(8)",
+                                                  "a1:bottleneck(2)", "a1:bottleneck(4)",
+                                                  "a1:bottleneck(8)"});
+  // The stem (4 -> 16) keeps group(2) and bottleneck(2, 4, 8); cd (1x1, 16 -> 32) group(2, 4, 8)
+  // and bottleneck(2, 4, 8): every workload keeps some.
+  std::set<std::string> representatives;
+  for (const search::LayerStep &s : layerwise.layerSteps())
+    representatives.insert(s.step.node);
+  CHECK(representatives == std::set<std::string>{"a1", "c2", "c1", "stem", "cd"});
+}
