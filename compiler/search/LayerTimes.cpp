@@ -73,7 +73,9 @@ Measurement measureAs(const SearchOptions &options, const ir::Graph &graph,
 
 LayerTimes::LayerTimes(TuningDb &db, const std::string &search, const SearchOptions &options)
     : db_(db), search_(search + "#layers"), target_(targetKey(options.measure.target)),
-      options_(options), next_(static_cast<int64_t>(db.searchRecords(search_).size())) {}
+      options_(options), next_(static_cast<int64_t>(db.searchRecords(search_).size())) {
+  options_.measure.flushBytes = kLayerFlushBytes;
+}
 
 double LayerTimes::seconds(const ConvWorkload &workload, const compiler::TraceChoices &choices) {
   const std::string key = workloadRecordKey(workload, choices);

@@ -42,10 +42,17 @@ NodeChoices tunedChoices(const ir::Graph &graph, const TuningDb &db, const codeg
 Measurement measureAs(const SearchOptions &options, const ir::Graph &graph,
                       const compiler::ModelSchedule &schedule);
 
+/// The bytes evicted before each timed run of a layer (MeasureOptions::flushBytes): more than the
+/// last-level cache of the CPUs seen (32 MB per Zen CCD, up to 105 MB on a Xeon). A layer inside a
+/// network whose weights exceed the caches reads them from memory at every inference: CIFAR
+/// ResNet-34's stage-4 convs, 9.4 MB of weights each, ran 4x slower inside it than alone with
+/// warm caches (docs/search.md).
+inline constexpr int64_t kLayerFlushBytes = int64_t{128} << 20;
+
 /// The seconds of Conv workloads with schedule choices on this target and nasc version: found in
-/// the db, else measured (measureAs of the workload's graph with a default_trace step) and
-/// recorded under search "<search>#layers". A workload that failed fails again without being
-/// measured again.
+/// the db, else measured (measureAs of the workload's graph with a default_trace step, after
+/// kLayerFlushBytes evicted before each run) and recorded under search "<search>#layers". A
+/// workload that failed fails again without being measured again.
 class LayerTimes {
 public:
   LayerTimes(TuningDb &db, const std::string &search, const SearchOptions &options);

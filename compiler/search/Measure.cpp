@@ -57,9 +57,27 @@ double relativeError(const ir::Graph &graph, const std::map<std::string, ir::Ten
   return difference / scale;
 }
 
-/// Median seconds of one run of `model` on `inputs`, after a warm-up run.
+/// Writes a byte of every cache line of `buffer`, evicting what the caches held.
+void evictCaches(std::vector<char> &buffer) {
+  for (size_t i = 0; i < buffer.size(); i += 64)
+    ++buffer[i];
+  asm volatile("" : : "r"(buffer.data()) : "memory"); // the writes are not dead
+}
+
+/// Reads every element of `inputs`, so that they are cached again.
+void cacheInputs(const std::vector<ir::Tensor> &inputs) {
+  float sum = 0;
+  for (const ir::Tensor &t : inputs)
+    for (float v : t.f)
+      sum += v;
+  asm volatile("" : : "r"(sum));
+}
+
+/// Median seconds of one run of `model` on `inputs`, after a warm-up run; each run after
+/// options.flushBytes evicted (evictCaches, cacheInputs) when that is > 0.
 double timeRuns(compiler::CompiledModel &model, const std::vector<ir::Tensor> &inputs,
                 const MeasureOptions &options) {
+  std::vector<char> flush(static_cast<size_t>(std::max<int64_t>(options.flushBytes, 0)));
   const ir::Program &program = model.program();
   std::vector<ir::Tensor> outputs;
   for (int id : program.outputs)
@@ -74,6 +92,10 @@ double timeRuns(compiler::CompiledModel &model, const std::vector<ir::Tensor> &i
   std::vector<double> runs;
   const Clock::time_point start = Clock::now();
   while (static_cast<int>(runs.size()) < options.repeat || since(start) < options.minSeconds) {
+    if (!flush.empty()) {
+      evictCaches(flush);
+      cacheInputs(inputs);
+    }
     const Clock::time_point run = Clock::now();
     model.runRaw(in.data(), out.data());
     runs.push_back(since(run));
@@ -139,12 +161,12 @@ Measurement measureInChild(const ir::Graph &graph, const compiler::ModelSchedule
   const TemporaryDirectory dir;
   ir::exportOnnx(graph, dir.file("graph.onnx"));
   std::ofstream(dir.file("schedule.json")) << compiler::scheduleToJson(schedule);
-  const ChildResult child =
-      runChild({executable, "measure-workload", dir.file("graph.onnx"), "--schedule",
-                dir.file("schedule.json"), "--threads", std::to_string(options.threads), "--repeat",
-                std::to_string(options.repeat), "--min-seconds", std::to_string(options.minSeconds),
-                "--cpu", cpuArgument(options.target)},
-               timeoutSeconds);
+  const ChildResult child = runChild(
+      {executable, "measure-workload", dir.file("graph.onnx"), "--schedule",
+       dir.file("schedule.json"), "--threads", std::to_string(options.threads), "--repeat",
+       std::to_string(options.repeat), "--min-seconds", std::to_string(options.minSeconds),
+       "--flush-bytes", std::to_string(options.flushBytes), "--cpu", cpuArgument(options.target)},
+      timeoutSeconds);
   const std::string line = lastJsonLine(child.output);
   if (child.end != ChildResult::End::Exited || line.empty())
     throw Error(graph.source + ": measuring it in a child process ended by " +

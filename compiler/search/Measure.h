@@ -7,6 +7,7 @@
 #include "ir/Error.h"
 #include "ir/Graph.h"
 
+#include <cstdint>
 #include <string>
 
 namespace nasc::search {
@@ -18,6 +19,10 @@ struct MeasureOptions {
   int threads = 1;
   int repeat = 10;
   double minSeconds = 0.05;
+  /// Bytes written elsewhere before each timed run (not timed), the inputs then read again: the
+  /// run finds its weights in memory, not in the caches, as a layer of a network larger than the
+  /// caches does; 0: every run after the previous one, caches warm.
+  int64_t flushBytes = 0;
 };
 
 /// A compiled graph whose output differs from the reference executor's. `what()` names the graph

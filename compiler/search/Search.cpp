@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace nasc::search {
@@ -95,10 +96,11 @@ std::vector<Scored> history(const std::vector<CandidateResult> &candidates) {
 }
 
 /// Candidate `index` of `options.strategy` after `before`; `layerwise` is the layerwise
-/// strategy's state and `baselineSeconds` the original's estimate (its Convs' workloads).
+/// strategy's state (made when that is the strategy) and `baselineSeconds` the original's
+/// estimate (its Convs' workloads).
 Candidate draw(int64_t index, const ir::Graph &original, const SearchOptions &options,
-               const std::vector<CandidateResult> &before, const Layerwise &layerwise,
-               double baselineSeconds) {
+               const std::vector<CandidateResult> &before,
+               const std::optional<Layerwise> &layerwise, double baselineSeconds) {
   std::mt19937_64 rng = candidateRng(options.seed, index);
   switch (options.strategy) {
   case Strategy::Evolution: {
@@ -107,7 +109,7 @@ Candidate draw(int64_t index, const ir::Graph &original, const SearchOptions &op
     return proposeCandidate(original, history(before), rng, evolution);
   }
   case Strategy::Layerwise:
-    return layerwise.propose(index, history(before), baselineSeconds, rng);
+    return layerwise->propose(index, history(before), baselineSeconds, rng);
   case Strategy::Random:
     break;
   }
@@ -293,9 +295,12 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   const double originalConvSeconds = convSeconds(original, layers);
   result.otherSeconds = std::max(0.0, result.originalSeconds - originalConvSeconds);
   const double baselineSeconds = result.otherSeconds + originalConvSeconds;
-  LayerwiseOptions layerwiseOptions;
-  layerwiseOptions.transforms = options.transforms;
-  const Layerwise layerwise(original, layerwiseOptions);
+  std::optional<Layerwise> layerwise;
+  if (options.strategy == Strategy::Layerwise) {
+    LayerwiseOptions layerwiseOptions;
+    layerwiseOptions.transforms = options.transforms;
+    layerwise.emplace(original, layerwiseOptions);
+  }
 
   std::map<int64_t, TuningRecord> recorded;
   if (options.resume)

@@ -383,3 +383,21 @@ TEST_CASE("an evolution search breeds candidates once warmed up and resumes exac
     CHECK(resumed.candidates[i].estimate == result.candidates[i].estimate);
   }
 }
+
+TEST_CASE("a measurement with the caches evicted before each run passes the bytes to its child",
+          "[search][child]") {
+  const ir::Graph graph = nas::loadForTraining(smallModel());
+  const search::ConvWorkload workload = search::convWorkloads(graph).at(1);
+  search::MeasureOptions options = smallOptions(1).measure;
+  options.flushBytes = 1 << 20;
+  const search::Measurement m = search::measure(workload.graph, {}, options);
+  CHECK(m.relativeError < 1e-5);
+  CHECK(m.seconds > 0);
+  const std::string echo =
+      script("flush.sh", "case \"$*\" in *'--flush-bytes 1048576 '*) echo '{\"seconds\": 0.25, "
+                         "\"relative_error\": 0, \"compile_seconds\": 0}';; esac");
+  CHECK(search::measureInChild(workload.graph, {}, options, echo, 120).seconds == 0.25);
+  options.flushBytes = 0;
+  CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options, echo, 120),
+                    Catch::Contains("ended by"));
+}

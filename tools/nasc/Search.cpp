@@ -213,6 +213,7 @@ void addSearchCommand(CLI::App &app) {
   child->add_option("--threads", measure->options.threads);
   child->add_option("--repeat", measure->options.repeat);
   child->add_option("--min-seconds", measure->options.minSeconds);
+  child->add_option("--flush-bytes", measure->options.flushBytes);
   child->add_option("--cpu", measure->cpu)->required();
   child->callback([measure] { measureWorkload(*measure); });
 }
