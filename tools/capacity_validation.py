@@ -26,9 +26,9 @@ seed for the data order. torch.set_num_threads(2). Run with Debian's /usr/bin/py
 Usage (from the repository root):
   tools/capacity_validation.py --train --out /tmp/capacity      # phase 1, see below for time
   tools/capacity_validation.py --evaluate --out /tmp/capacity --nasc build/tools/nasc
-Phase 1 with the defaults (48 trainings of 240 steps): one training takes 5-30 s on 2 idle
+Phase 1 with the defaults (63 trainings of 240 steps): one training takes 5-30 s on 2 idle
 cores (up to 5 min next to concurrent builds), so about 15 min on a quiet machine. Phase 2 takes
-0.5-3 min per variant. Options: --accuracy FILE (default
+20 s to 3 min per variant. Options: --accuracy FILE (default
 test/data/capacity/validation_accuracy.json), --evaluation FILE (default
 test/data/capacity/validation_evaluation.json), --seeds 0 1 2,
 --variants NAME ..., --train-images, --epochs, --lr, --width, --blocks.

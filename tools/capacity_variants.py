@@ -5,8 +5,9 @@ the blocks see 16x16, 8x8, 4x4 maps), three stages of `blocks` basic blocks at w
 W, 2W, 4W (stride 1, 2, 2 at each stage's first block; 1x1 conv + BN projection shortcut when the
 shape changes), global average pooling and a linear layer to 10 classes. Input (N, 1, 32, 32).
 
-A variant changes the two 3x3 convs of every basic block ("block convs"); the stem, the shortcuts
-and the classifier never change. Each block is described by a BlockSpec:
+A variant changes the two 3x3 convs of every basic block ("block convs") and may spatially
+bottleneck the stem; the shortcuts and the classifier never change. Each block is described by a
+BlockSpec:
   conv1, conv2  the kind of each block conv: ("dense",), ("group", G), ("depthwise",) (groups =
                 input channels, channel multiplier cout / cin), ("seq2", U, G): the paper's Seq2 --
                 the first cout / U output channels are a dense conv, the rest a group(G) conv,
@@ -17,7 +18,11 @@ and the classifier never change. Each block is described by a BlockSpec:
   bottleneck    B: conv1's output channels shrink from cout to cout / B, conv2's input follows;
   spatial       S: nasc's spatial_bottleneck(S) of conv1 -- its stride times S, then nearest
                 upsampling by S after bn1 and ReLU. S must divide conv1's output extents: 16, 8
-                and 4 rows and columns in the three stages, so S = 2 applies to every stage.
+                and 4 rows and columns in the three stages, so S = 2 and 4 apply to every stage;
+  spatial2      the same for conv2, its upsampling after bn2 (before the shortcut's Add: nasc
+                places the Resize past the BN and unary ops that read the conv).
+A Variant is the BlockSpecs of every block plus the stem's spatial_bottleneck factor (its Resize
+after the stem's BN and ReLU; 1 = unchanged).
 Exported as ONNX opset 13, spatial_bottleneck's upsampling is a Resize (nearest, asymmetric, floor)
 and a seq3 strip is a Slice of the input rows, then a Conv with the rows' zero padding in its pads.
 """
@@ -33,8 +38,21 @@ DENSE = ("dense",)
 class BlockSpec:
     """The neural transformation applied to one basic block (see the module docstring)."""
 
-    def __init__(self, conv1=DENSE, conv2=DENSE, bottleneck=1, spatial=1):
-        self.conv1, self.conv2, self.bottleneck, self.spatial = conv1, conv2, bottleneck, spatial
+    def __init__(self, conv1=DENSE, conv2=DENSE, bottleneck=1, spatial=1, spatial2=1):
+        self.conv1, self.conv2, self.bottleneck = conv1, conv2, bottleneck
+        self.spatial, self.spatial2 = spatial, spatial2
+
+
+class Variant:
+    """A network variant: one BlockSpec per basic block and the stem's spatial_bottleneck factor."""
+
+    def __init__(self, blocks, stem_spatial=1):
+        self.blocks, self.stem_spatial = blocks, stem_spatial
+
+
+def expansion(factor):
+    """Nearest upsampling by `factor` (spatial_bottleneck's Resize), or nothing when it is 1."""
+    return nn.Upsample(scale_factor=factor, mode="nearest") if factor > 1 else nn.Identity()
 
 
 class Seq2Conv(nn.Module):
@@ -121,13 +139,14 @@ class BasicBlock(nn.Module):
         super().__init__()
         mid = cout // spec.bottleneck
         out_size = (size - 1) // stride + 1
-        assert out_size % spec.spatial == 0, f"spatial {spec.spatial} vs {out_size} output rows"
+        for factor in (spec.spatial, spec.spatial2):
+            assert out_size % factor == 0, f"spatial {factor} vs {out_size} output rows"
         self.conv1 = make_conv(spec.conv1, cin, mid, stride * spec.spatial)
         self.bn1 = nn.BatchNorm2d(mid)
-        self.expand = (nn.Upsample(scale_factor=spec.spatial, mode="nearest") if spec.spatial > 1
-                       else nn.Identity())
-        self.conv2 = make_conv(spec.conv2, mid, cout, 1)
+        self.expand = expansion(spec.spatial)
+        self.conv2 = make_conv(spec.conv2, mid, cout, spec.spatial2)
         self.bn2 = nn.BatchNorm2d(cout)
+        self.expand2 = expansion(spec.spatial2)
         self.shortcut = nn.Sequential()
         if stride != 1 or cin != cout:
             self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
@@ -135,19 +154,20 @@ class BasicBlock(nn.Module):
 
     def forward(self, x):
         out = self.expand(torch.relu(self.bn1(self.conv1(x))))
-        out = self.bn2(self.conv2(out))
+        out = self.expand2(self.bn2(self.conv2(out)))
         return torch.relu(out + self.shortcut(x))
 
 
 class SmallResNet(nn.Module):
-    """CIFAR-style ResNet with 3 stages of `blocks` basic blocks at widths w, 2w, 4w; `specs` gives
-    one BlockSpec per block (3 * blocks of them, in order)."""
+    """CIFAR-style ResNet with 3 stages of `blocks` basic blocks at widths w, 2w, 4w; `variant`
+    gives one BlockSpec per block (3 * blocks of them, in order) and the stem's spatial factor."""
 
-    def __init__(self, specs, width=16, blocks=1, classes=10):
+    def __init__(self, variant, width=16, blocks=1, classes=10):
         super().__init__()
-        assert len(specs) == 3 * blocks
-        self.stem = nn.Sequential(nn.Conv2d(1, width, 3, 2, 1, bias=False), nn.BatchNorm2d(width),
-                                  nn.ReLU())
+        specs, stem = variant.blocks, variant.stem_spatial
+        assert len(specs) == 3 * blocks and 16 % stem == 0
+        self.stem = nn.Sequential(nn.Conv2d(1, width, 3, 2 * stem, 1, bias=False),
+                                  nn.BatchNorm2d(width), nn.ReLU(), expansion(stem))
         layers, cin, size = [], width, 16
         for stage in range(3):
             cout = width << stage
@@ -164,7 +184,7 @@ class SmallResNet(nn.Module):
 
 
 def variant_specs(blocks):
-    """{variant name: [BlockSpec per block]} for a network of 3 stages of `blocks` blocks."""
+    """{variant name: Variant} for a network of 3 stages of `blocks` blocks."""
     n = 3 * blocks
 
     def every(**kw):
@@ -174,7 +194,7 @@ def variant_specs(blocks):
         return every(conv1=kind, conv2=kind, bottleneck=bottleneck)
 
     depthwise = ("depthwise",)
-    return {
+    block_variants = {
         "original": every(),
         "group2": both(("group", 2)),
         "group4": both(("group", 4)),
@@ -192,13 +212,20 @@ def variant_specs(blocks):
         "separable": both(("separable",)),
         "spatial2": every(spatial=2),
         "seq3_2": every(conv1=("seq3", 2)),
+        "spatial4": every(spatial=4),
+        "spatial2_both": every(spatial=2, spatial2=2),
+        "spatial4_both": every(spatial=4, spatial2=4),
     }
+    variants = {name: Variant(specs) for name, specs in block_variants.items()}
+    variants["stem_spatial2"] = Variant(every(), stem_spatial=2)
+    variants["stem_spatial4"] = Variant(every(), stem_spatial=4)
+    return variants
 
 
-def build(specs, width, blocks, seed):
+def build(variant, width, blocks, seed):
     """The variant's network with PyTorch's default initialisation under torch.manual_seed(seed)."""
     torch.manual_seed(seed)
-    return SmallResNet(specs, width, blocks)
+    return SmallResNet(variant, width, blocks)
 
 
 def count_macs(model, side=32):

@@ -1,5 +1,6 @@
 #include "compiler/nas/CapacityGate.h"
 
+#include "compiler/nas/ExpansionRule.h"
 #include "compiler/nas/ModelCost.h"
 #include "ir/Error.h"
 
@@ -183,6 +184,13 @@ void measureZeroCost(const ir::Graph &graph, const std::string &name, const Fish
   profile.fisherRuns = m.totals;
 }
 
+/// Every decision of `report` refused, `why` before its own reason.
+void refuseAll(CapacityReport &report, const std::string &why) {
+  for (Decision &d : report.decisions)
+    d = {d.policy, false, why + " (" + d.reason + ")"};
+  report.decision = {report.decision.policy, false, why + " (" + report.decision.reason + ")"};
+}
+
 } // namespace
 
 const std::vector<std::string> &policyNames() {
@@ -280,7 +288,8 @@ void checkSameInterface(const ir::Graph &original, const ir::Graph &transformed)
 CapacityGate::CapacityGate(const ir::Graph &original, Policy policy, CapacityOptions options,
                            GateParams params, std::vector<std::string> proxies)
     : source_(original.source), interface_(interfaceOf(original)), policy_(policy),
-      options_(std::move(options)), params_(std::move(params)), proxies_(std::move(proxies)) {
+      options_(std::move(options)), params_(std::move(params)), proxies_(std::move(proxies)),
+      originalResizes_(resizeNodes(original)) {
   for (const std::string &name : proxiesOf(policy_))
     if (!contains(proxies_, name))
       throw Error("capacity: policy '" + policyName(policy_) + "' reads proxy '" + name +
@@ -300,6 +309,9 @@ CapacityReport CapacityGate::judge(const ir::Graph &candidate, const GateParams 
       report.decisions.push_back(
           decide(static_cast<Policy>(k), report.original, report.transformed, params));
   report.decision = decide(policy_, report.original, report.transformed, params);
+  if (params.expansionRule)
+    if (const std::optional<std::string> why = expansionRefusal(originalResizes_, candidate))
+      refuseAll(report, *why);
   return report;
 }
 

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,10 +58,12 @@ struct CapacityProfile {
   std::vector<double> fisherRuns;             ///< Fisher Potential total of each seed, in order.
 };
 
-/// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy.
+/// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy;
+/// and whether the gate applies the spatial-expansion rule (ExpansionRule.h) before any policy.
 struct GateParams {
   double theta = 1.0;
   std::map<Policy, double> tolerances = kDefaultTolerances;
+  bool expansionRule = true;
 };
 
 /// One policy's verdict; `reason` is a sentence naming the proxy and both values.
@@ -120,10 +123,12 @@ struct CapacityReport {
 
 /// The capacity gate of the candidates of one original model, in memory: the original is measured
 /// once, when the gate is made, and every candidate is measured on the same proxies and judged
-/// against it. Measuring only proxiesOf(policy) keeps a candidate to what the policy reads. The
-/// He-normal weights drawn for the original are kept (HeNormalCache; for CIFAR ResNet-34, 85 MB
-/// per seed) and a candidate's layers that did not change reuse them: the same values, not drawn
-/// again.
+/// against it. With GateParams::expansionRule, a candidate the spatial-expansion rule refuses
+/// (expansionRefusal against the original's Resizes) is refused by every policy, the rule's
+/// reason first; its proxies are still measured and reported. Measuring only proxiesOf(policy)
+/// keeps a candidate to what the policy reads. The He-normal weights drawn for the original are
+/// kept (HeNormalCache; for CIFAR ResNet-34, 85 MB per seed) and a candidate's layers that did not
+/// change reuse them: the same values, not drawn again.
 class CapacityGate {
 public:
   /// Measures `original` (prepared for training, loadForTraining) on `proxies` (capacityProxyNames
@@ -150,6 +155,7 @@ private:
   CapacityOptions options_;
   GateParams params_;
   std::vector<std::string> proxies_;
+  std::set<std::string> originalResizes_; ///< resizeNodes(original).
   std::unique_ptr<HeNormalCache> cache_ = std::make_unique<HeNormalCache>();
   CapacityProfile original_;
 };

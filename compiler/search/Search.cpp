@@ -241,16 +241,24 @@ std::string readBytes(const std::string &path) {
 
 } // namespace
 
-const char *strategyName(Strategy strategy) {
-  switch (strategy) {
-  case Strategy::Evolution:
-    return "evolution";
-  case Strategy::Layerwise:
-    return "layerwise";
-  case Strategy::Random:
-    break;
-  }
-  return "random";
+const std::vector<std::string> &strategyNames() {
+  static const std::vector<std::string> names = {"random", "evolution", "layerwise"};
+  return names;
+}
+
+const std::string &strategyName(Strategy strategy) {
+  return strategyNames().at(static_cast<size_t>(strategy));
+}
+
+Strategy parseStrategy(const std::string &name) {
+  const std::vector<std::string> &names = strategyNames();
+  for (size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name)
+      return static_cast<Strategy>(k);
+  std::string list;
+  for (const std::string &known : names)
+    list += (list.empty() ? "" : ", ") + known;
+  throw Error("search: unknown strategy '" + name + "' (expected one of " + list + ")");
 }
 
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs) {
@@ -272,7 +280,8 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
     transforms += (transforms.empty() ? " transforms " : ",") + name;
   return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " strategy " +
          strategyName(options.strategy) + " policy " + nas::policyName(options.policy) +
-         " per-layer " + std::to_string(options.synflowPerLayer) + transforms + " threads " +
+         " per-layer " + std::to_string(options.synflowPerLayer) + transforms +
+         (options.gate.expansionRule ? "" : " no-expansion-rule") + " threads " +
          std::to_string(options.measure.threads) + " target " + targetKey(options.measure.target);
 }
 

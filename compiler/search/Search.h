@@ -28,8 +28,14 @@ enum class Strategy {
   Layerwise, ///< Layerwise::propose: each step tried alone, then the fastest composed
 };
 
-/// "random", "evolution" or "layerwise".
-const char *strategyName(Strategy strategy);
+/// The CLI names, in the order of Strategy: random, evolution, layerwise.
+const std::vector<std::string> &strategyNames();
+
+/// The name of `strategy` (strategyNames).
+const std::string &strategyName(Strategy strategy);
+
+/// The strategy called `name`; throws nasc::Error listing the names otherwise.
+Strategy parseStrategy(const std::string &name);
 
 /// What a search explores and how long.
 struct SearchOptions {
@@ -128,8 +134,8 @@ struct Progress {
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs);
 
 /// The identity of a search: the model file's CRC-32, its seed, strategy, policy, per-layer
-/// tolerance, transformations (when not all), threads and target, so that --resume finds its
-/// records and no other's.
+/// tolerance, transformations (when not all), "no-expansion-rule" when the gate's rule is off,
+/// threads and target, so that --resume finds its records and no other's.
 std::string searchIdentity(const std::string &modelPath, const SearchOptions &options);
 
 /// Runs the search on the model file `modelPath` (ONNX or JSON spec) with records in `db`:

@@ -401,3 +401,13 @@ TEST_CASE("a measurement with the caches evicted before each run passes the byte
   CHECK_THROWS_WITH(search::measureInChild(workload.graph, {}, options, echo, 120),
                     Catch::Contains("ended by"));
 }
+
+TEST_CASE("strategy names round-trip and unknown names are refused", "[search]") {
+  CHECK(search::strategyNames() == std::vector<std::string>{"random", "evolution", "layerwise"});
+  for (search::Strategy s :
+       {search::Strategy::Random, search::Strategy::Evolution, search::Strategy::Layerwise})
+    CHECK(search::parseStrategy(search::strategyName(s)) == s);
+  CHECK_THROWS_WITH(search::parseStrategy("anneal"),
+                    "search: unknown strategy 'anneal' (expected one of random, evolution, "
+                    "layerwise)");
+}

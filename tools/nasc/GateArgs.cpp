@@ -1,16 +1,16 @@
 #include "tools/nasc/GateArgs.h"
 
+#include "compiler/nas/ExpansionRule.h"
 #include "ir/Error.h"
 
 #include <sstream>
 
 namespace nasc::cli {
 
-namespace {} // namespace
-
 nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   nas::GateParams params;
   params.theta = args.theta;
+  params.expansionRule = !args.noExpansionRule;
   if (!args.tolerance)
     return params;
   if (!params.tolerances.count(policy))
@@ -99,6 +99,11 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set) {
                  "on it; memory grows with it)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd.add_flag("--no-expansion-rule", args.noExpansionRule,
+               "Do not refuse upsampling Resizes the original lacks that enlarge a dim more than " +
+                   std::to_string(nas::kMaxExpansionFactor) +
+                   "x or are read by anything but a stride-1 Conv with a window (the "
+                   "spatial-expansion rule, docs/capacity.md); the policy alone decides");
   if (set.policyOnly)
     cmd.add_flag("--policy-only", args.policyOnly,
                  "Measure only the proxies --policy reads (the report then lists only those and "

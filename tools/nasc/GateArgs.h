@@ -25,7 +25,8 @@ struct GateArgs {
   uint64_t seed = 0;
   int seeds = nas::FisherOptions{}.seeds, steps = nas::ShortTrainingOptions{}.steps;
   int threads = nas::FisherOptions{}.threads;
-  bool policyOnly = false; ///< Measure only nas::proxiesOf(policy), not every proxy.
+  bool policyOnly = false;      ///< Measure only nas::proxiesOf(policy), not every proxy.
+  bool noExpansionRule = false; ///< nas::GateParams::expansionRule off.
 };
 
 /// Which gate options a command takes besides --policy, --theta, --tolerance, --batch, --seeds
@@ -39,8 +40,8 @@ struct GateOptionSet {
 /// Adds the gate's options (`set`) to `cmd`.
 void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set);
 
-/// The policy's thresholds: nas::GateParams with --theta, and --tolerance replacing the selected
-/// policy's. Throws nasc::Error for --tolerance with a policy that has none.
+/// The policy's thresholds: nas::GateParams with --theta, --no-expansion-rule, and --tolerance
+/// replacing the selected policy's. Throws nasc::Error for --tolerance with a policy that has none.
 nas::GateParams gateParams(const GateArgs &args, nas::Policy policy);
 
 /// The measurement options of the gate's proxies (--batch, --seed, --seeds, --steps, --threads).

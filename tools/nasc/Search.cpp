@@ -106,9 +106,7 @@ int runSearchCommand(SearchArgs &args) {
   search::SearchOptions options;
   parseBudget(args.budget, options);
   options.seed = args.seed;
-  options.strategy = args.strategy == "evolution"   ? search::Strategy::Evolution
-                     : args.strategy == "layerwise" ? search::Strategy::Layerwise
-                                                    : search::Strategy::Random;
+  options.strategy = search::parseStrategy(args.strategy);
   options.policy = nas::parsePolicy(args.policy);
   options.gate = gateParams(args, options.policy);
   options.synflowPerLayer = args.perLayer;
@@ -174,7 +172,7 @@ void addSearchCommand(CLI::App &app) {
                   "an XGBoost cost model fitted on the measurements so far) or layerwise (each "
                   "step tried alone on one Conv of each layer shape, then networks composed of "
                   "the fastest that passed the gate)")
-      ->check(CLI::IsMember({"random", "evolution", "layerwise"}))
+      ->check(CLI::IsMember(search::strategyNames()))
       ->capture_default_str();
   std::string names;
   for (const nas::NeuralTransform &t : nas::neuralTransforms())
