@@ -24,23 +24,6 @@ void strideBy(ir::Node &conv, const ir::WindowGeometry &geometry, int64_t S) {
   conv.attributes["strides"] = strides;
 }
 
-/// The value where the expansion goes: Y, or the end of the chain of single-consumer BN and
-/// elementwise ops that read it (as their first input) and are not graph outputs.
-std::string expansionPoint(const ir::Graph &graph, std::string value) {
-  while (!ir::isGraphOutput(graph, value)) {
-    const std::vector<size_t> consumers = graph.consumersOf(value);
-    if (consumers.size() != 1)
-      break;
-    const ir::Node &next = graph.nodes[consumers[0]];
-    const bool commutes =
-        next.op_type == "BatchNormalization" || elementwiseOps().count(next.op_type) != 0;
-    if (!commutes || next.inputs.at(0) != value || next.outputs.size() != 1)
-      break;
-    value = next.outputs[0];
-  }
-  return value;
-}
-
 /// Inserts Resize(nearest, scales [1, 1, S...]) producing `value` from a new value written by
 /// `value`'s producer instead.
 void insertExpansion(ir::Graph &graph, const std::string &convName, const std::string &value,
@@ -64,6 +47,21 @@ void insertExpansion(ir::Graph &graph, const std::string &convName, const std::s
 }
 
 } // namespace
+
+std::string expansionPoint(const ir::Graph &graph, std::string value) {
+  while (!ir::isGraphOutput(graph, value)) {
+    const std::vector<size_t> consumers = graph.consumersOf(value);
+    if (consumers.size() != 1)
+      break;
+    const ir::Node &next = graph.nodes[consumers[0]];
+    const bool commutes =
+        next.op_type == "BatchNormalization" || elementwiseOps().count(next.op_type) != 0;
+    if (!commutes || next.inputs.at(0) != value || next.outputs.size() != 1)
+      break;
+    value = next.outputs[0];
+  }
+  return value;
+}
 
 void spatialBottleneck(ir::Graph &graph, const std::string &node, int64_t S) {
   const std::string transform = "spatial_bottleneck(" + std::to_string(S) + ")";

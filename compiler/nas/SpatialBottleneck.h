@@ -23,4 +23,9 @@ namespace nasc::nas {
 /// divide an output extent O_i.
 void spatialBottleneck(ir::Graph &graph, const std::string &node, int64_t S);
 
+/// Where spatialBottleneck places the expansion of a Conv whose output is `value`: `value`, or
+/// the end of the chain of single-consumer BatchNormalization and elementwise ops that read it
+/// (as their first input) and are not graph outputs.
+std::string expansionPoint(const ir::Graph &graph, std::string value);
+
 } // namespace nasc::nas

@@ -1,7 +1,9 @@
 #include "compiler/search/Layerwise.h"
 
 #include "compiler/nas/ModelCost.h"
+#include "compiler/nas/SpatialBottleneck.h"
 #include "compiler/search/ConvWorkload.h"
+#include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
 #include <map>
@@ -11,38 +13,60 @@ namespace nasc::search {
 
 namespace {
 
-/// The Convs of one workload, the first one's workload graph and its FLOP.
-struct Workload {
+/// Where Conv `node`'s output goes past its BN and elementwise ops (nas::expansionPoint): the
+/// sorted op types of the nodes reading it, "output" for a graph output. A block's first conv
+/// (read by the next Conv) and its last (read by the residual Add) have the same workload but not
+/// the same place: the steps' structural checks and the capacity gate see the place.
+std::string placeOf(const ir::Graph &graph, const std::string &node) {
+  const ir::Node &conv = *std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                       [&](const ir::Node &n) { return n.name == node; });
+  const std::string value = nas::expansionPoint(graph, conv.outputs.at(0));
+  std::vector<std::string> readers;
+  if (ir::isGraphOutput(graph, value))
+    readers.push_back("output");
+  for (size_t reader : graph.consumersOf(value))
+    readers.push_back(graph.nodes[reader].op_type);
+  std::sort(readers.begin(), readers.end());
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  std::string place;
+  for (const std::string &reader : readers)
+    place += (place.empty() ? "" : ",") + reader;
+  return place;
+}
+
+/// The Convs of one workload in one place, the first one's workload graph and its FLOP.
+struct ConvGroup {
   std::vector<std::string> members;
   const ConvWorkload *first = nullptr;
   double flops = 0;
 };
 
-/// The searchable Convs of `original` grouped by workload, by total FLOP, largest first.
-std::vector<Workload> workloadsOf(const ir::Graph &original,
+/// The searchable Convs of `original` grouped by workload and place, by total FLOP, largest first.
+std::vector<ConvGroup> convGroups(const ir::Graph &original,
                                   const std::vector<ConvWorkload> &convs) {
   const std::vector<std::string> searchable = searchableConvs(original);
-  std::vector<Workload> workloads;
+  std::vector<ConvGroup> groups;
   std::map<std::string, size_t> byKey;
   for (const ConvWorkload &conv : convs) {
     if (std::find(searchable.begin(), searchable.end(), conv.node) == searchable.end())
       continue;
-    const auto [it, added] = byKey.emplace(conv.key, workloads.size());
+    const auto [it, added] =
+        byKey.emplace(conv.key + " @" + placeOf(original, conv.node), groups.size());
     if (added)
-      workloads.push_back({{}, &conv, nas::modelCost(conv.graph).flops});
-    workloads[it->second].members.push_back(conv.node);
+      groups.push_back({{}, &conv, nas::modelCost(conv.graph).flops});
+    groups[it->second].members.push_back(conv.node);
   }
-  std::stable_sort(workloads.begin(), workloads.end(), [](const Workload &a, const Workload &b) {
+  std::stable_sort(groups.begin(), groups.end(), [](const ConvGroup &a, const ConvGroup &b) {
     return static_cast<double>(a.members.size()) * a.flops >
            static_cast<double>(b.members.size()) * b.flops;
   });
-  return workloads;
+  return groups;
 }
 
-/// Whether `step` applied to `workload`'s graph alone cuts its FLOP, or that graph refuses it.
-bool cutsFlops(const Workload &workload, const nas::NeuralStep &step) {
+/// Whether `step` applied to `group`'s graph alone cuts its FLOP, or that graph refuses it.
+bool cutsFlops(const ConvGroup &group, const nas::NeuralStep &step) {
   try {
-    return nas::modelCost(nas::applyNeuralStep(workload.first->graph, step)).flops < workload.flops;
+    return nas::modelCost(nas::applyNeuralStep(group.first->graph, step)).flops < group.flops;
   } catch (const nas::RefusedTransformation &) {
     return true;
   }
@@ -59,15 +83,15 @@ nas::NeuralStep onNode(nas::NeuralStep step, const std::string &node) {
 Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
     : original_(original), options_(options) {
   const std::vector<ConvWorkload> convs = convWorkloads(original);
-  const std::vector<Workload> workloads = workloadsOf(original, convs);
-  for (size_t w = 0; w < workloads.size(); ++w)
+  const std::vector<ConvGroup> groups = convGroups(original, convs);
+  for (size_t w = 0; w < groups.size(); ++w)
     for (const nas::NeuralStep &step :
-         stepChoices(original, workloads[w].members.front(), options.transforms))
-      if (cutsFlops(workloads[w], step)) {
-        layerSteps_.push_back({step, workloads[w].members});
-        workloadOf_.push_back(w);
+         stepChoices(original, groups[w].members.front(), options.transforms))
+      if (cutsFlops(groups[w], step)) {
+        layerSteps_.push_back({step, groups[w].members});
+        groupOf_.push_back(w);
       }
-  workloads_ = workloads.size();
+  groups_ = groups.size();
 }
 
 Candidate Layerwise::compose(const std::vector<std::vector<const LayerStep *>> &ranked,
@@ -101,22 +125,22 @@ Candidate Layerwise::propose(int64_t index, const std::vector<Scored> &history,
         scored.seconds < baselineSeconds)
       alone[scored.steps.front().toString()] = scored.seconds;
   }
-  std::vector<std::vector<const LayerStep *>> ranked(workloads_);
+  std::vector<std::vector<const LayerStep *>> ranked(groups_);
   for (size_t s = 0; s < layerSteps_.size(); ++s)
     if (alone.count(layerSteps_[s].step.toString()))
-      ranked[workloadOf_[s]].push_back(&layerSteps_[s]);
+      ranked[groupOf_[s]].push_back(&layerSteps_[s]);
   for (std::vector<const LayerStep *> &steps : ranked)
     std::stable_sort(steps.begin(), steps.end(), [&](const LayerStep *a, const LayerStep *b) {
       return alone[a->step.toString()] < alone[b->step.toString()];
     });
 
-  std::vector<size_t> choice(workloads_, 0); // the fastest of each workload
+  std::vector<size_t> choice(groups_, 0); // the fastest of each group
   Candidate candidate = compose(ranked, choice);
   if (candidate.steps.empty())
     candidate.refusals.insert(candidate.refusals.begin(),
                               "no layer step has passed the gate and run faster yet");
   for (int t = 0; t < options_.tries && tried.count(nas::stepsText(candidate.steps)); ++t) {
-    for (size_t w = 0; w < workloads_; ++w) {
+    for (size_t w = 0; w < groups_; ++w) {
       const double u = uniform(rng);
       choice[w] = u < options_.perturb ? 1 : u < 2 * options_.perturb ? ranked[w].size() : 0;
     }

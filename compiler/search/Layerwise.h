@@ -1,8 +1,9 @@
-// nasc search's "layerwise" strategy (docs/search.md, "Strategies"): each step a Conv workload
-// offers is first tried alone, on one Conv of that workload (judged by the capacity gate, its
-// layers measured), and networks are composed of the fastest steps that passed alone, one per
-// workload, applied to every Conv of the workload. Turner et al. (ASPLOS 2021, §5) judge each
-// layer's transformation on its own in the same way; the gate then judges the whole network.
+// nasc search's "layerwise" strategy (docs/search.md, "Strategies"): each step a group of Convs
+// (one workload in one place) offers is first tried alone, on one Conv of that group (judged by
+// the capacity gate, its layers measured), and networks are composed of the fastest steps that
+// passed alone, one per group, applied to every Conv of the group. Turner et al. (ASPLOS 2021, §5)
+// judge each layer's transformation on its own in the same way; the gate then judges the whole
+// network.
 #pragma once
 
 #include "compiler/nas/NeuralStep.h"
@@ -17,16 +18,18 @@
 
 namespace nasc::search {
 
-/// A step one workload (ConvWorkload::key) offers, tried alone on the first Conv of the workload.
+/// A step one group of Convs offers (one workload, ConvWorkload::key, in one place: the op types
+/// reading the Conv's output past its BN and elementwise ops, nas::expansionPoint), tried alone on
+/// the first Conv of the group.
 struct LayerStep {
   nas::NeuralStep step;             ///< On members.front().
-  std::vector<std::string> members; ///< The workload's searchable Convs, in graph order.
+  std::vector<std::string> members; ///< The group's searchable Convs, in graph order.
 };
 
 /// The parameters of Layerwise.
 struct LayerwiseOptions {
   int64_t period = 8;   ///< While steps are still untried, every period-th candidate is composed.
-  double perturb = 0.2; ///< Probability that a perturbed composition changes a workload's step.
+  double perturb = 0.2; ///< Probability that a perturbed composition changes a group's step.
   int tries = 16;       ///< Perturbed compositions drawn before one new to the history is found.
   std::vector<std::string> transforms; ///< Whose steps it tries (stepChoices); empty: all.
 };
@@ -35,11 +38,11 @@ struct LayerwiseOptions {
 class Layerwise {
 public:
   /// The layer steps of `original` (static shapes, ir::prepareForTraining; it must outlive this
-  /// object): for each workload of its searchable Convs (searchableConvs, convWorkloads), the
-  /// workloads by their Convs' total FLOP, largest first, each one's stepChoices on its first
-  /// Conv in registry order, except those that, applied to that Conv's workload graph alone,
-  /// leave its FLOP unchanged (seq3). A step that graph refuses is kept (bottleneck refuses a
-  /// Conv whose value is a graph output; in the network its consumers decide). Throws as
+  /// object): for each group (workload and place) of its searchable Convs (searchableConvs,
+  /// convWorkloads), the groups by their Convs' total FLOP, largest first, each one's stepChoices
+  /// on its first Conv in registry order, except those that, applied to that Conv's workload
+  /// graph alone, leave its FLOP unchanged (seq3). A step that graph refuses is kept (bottleneck
+  /// refuses a Conv whose value is a graph output; in the network its consumers decide). Throws as
   /// stepChoices and convWorkloads do.
   explicit Layerwise(const ir::Graph &original, LayerwiseOptions options = {});
 
@@ -49,11 +52,11 @@ public:
   /// Candidate `index` after `history` (the search's candidates with steps, oldest first):
   ///  - while layer steps are untried, layer step index − index / period alone, except that
   ///    every period-th candidate (index % period == period − 1) is a composition;
-  ///  - a composition: each workload takes the step of least estimate among its layer steps
+  ///  - a composition: each group takes the step of least estimate among its layer steps
   ///    that the history holds alone, Measured, with an estimate below `baselineSeconds` (the
   ///    original's estimate), applied to each of its Convs in graph order (addStep: a step a
   ///    Conv refuses is dropped, its reason kept). When the history already holds that
-  ///    composition, each workload's choice is perturbed instead, drawing from `rng`: with
+  ///    composition, each group's choice is perturbed instead, drawing from `rng`: with
   ///    probability options.perturb its second fastest step (none when it has one), with the
   ///    same probability none; up to options.tries draws for one the history does not hold.
   /// A composition with no step yet is a candidate without steps. Deterministic for a given
@@ -70,8 +73,8 @@ private:
   const ir::Graph &original_;
   LayerwiseOptions options_;
   std::vector<LayerStep> layerSteps_;
-  std::vector<size_t> workloadOf_; ///< Per layer step, its workload's index (first-seen order).
-  size_t workloads_ = 0;
+  std::vector<size_t> groupOf_; ///< Per layer step, its group's index (first-seen order).
+  size_t groups_ = 0;
 };
 
 } // namespace nasc::search

@@ -1,8 +1,8 @@
 // The capacity gate's spatial-expansion rule (nas::expansionRefusal, docs/capacity.md "Spatial
 // expansions") on test::smallResnet transformed by spatial_bottleneck: which expansions a
 // stride-1 3x3 Conv re-mixes, and which reach an Add, a strided Conv or exceed x2.
-#include "compiler/nas/CapacityGate.h"
 #include "compiler/nas/ExpansionRule.h"
+#include "compiler/nas/CapacityGate.h"
 #include "compiler/nas/NeuralStep.h"
 #include "test/support/SmallResnet.h"
 
