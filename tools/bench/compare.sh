@@ -9,7 +9,7 @@
 #   --files    ONNX files instead of --models; FILE@SCHEDULE runs nasc with `--schedule SCHEDULE`
 #              (e.g. a search's OUT/schedule.json on the original: the searched network in nasc
 #              against the original in ORT) and ORT on FILE itself
-#   --shape    input shape NxCxHxW (default 1x3x224x224)
+#   --shape    input shape NxCxHxW of the --models exports (default 1x3x224x224)
 #   --repeat   timed runs per tool, each after one warm-up run (default $REPEAT, else 10)
 #   --threads  threads for both tools (default 1)
 #   --out      directory for the exported .onnx files, reused if present (default /tmp/nasc-bench)
@@ -89,7 +89,9 @@ ort_median() {
 }
 
 ensure_onnxruntime
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), shape $shape, $threads thread(s), median of $repeat runs"
+inputs="shape $shape"
+[[ -z "$files" ]] || inputs="each file's own input shape"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $inputs, $threads thread(s), median of $repeat runs"
 printf '%-18s %12s %10s %10s %14s %12s\n' model "nasc ms" "ORT ms" nasc/ORT "nasc GFLOP/s" "ORT GFLOP/s"
 # Prints the table row of $1 (label): nasc on $2 with the further arguments, ORT on $2.
 row() {
