@@ -3,6 +3,7 @@
 #include "compiler/nas/ExpansionRule.h"
 #include "compiler/nas/ModelCost.h"
 #include "ir/Error.h"
+#include "ir/NameIndex.h"
 
 #include <algorithm>
 #include <cmath>
@@ -204,14 +205,7 @@ const std::string &policyName(Policy policy) {
 }
 
 Policy parsePolicy(const std::string &name) {
-  const std::vector<std::string> &names = policyNames();
-  std::string list;
-  for (size_t k = 0; k < names.size(); ++k) {
-    if (names[k] == name)
-      return static_cast<Policy>(k);
-    list += (k ? ", " : "") + names[k];
-  }
-  throw Error("capacity: unknown policy '" + name + "' (expected one of " + list + ")");
+  return static_cast<Policy>(nameIndex(policyNames(), name, "capacity: unknown policy"));
 }
 
 const std::vector<std::string> &capacityProxyNames() {

@@ -9,6 +9,7 @@
 #include "compiler/search/LayerTimes.h"
 #include "compiler/search/Layerwise.h"
 #include "compiler/search/SearchSpace.h"
+#include "ir/NameIndex.h"
 #include "ir/import/ModelLoader.h"
 
 #include <nlohmann/json.hpp>
@@ -251,14 +252,7 @@ const std::string &strategyName(Strategy strategy) {
 }
 
 Strategy parseStrategy(const std::string &name) {
-  const std::vector<std::string> &names = strategyNames();
-  for (size_t k = 0; k < names.size(); ++k)
-    if (names[k] == name)
-      return static_cast<Strategy>(k);
-  std::string list;
-  for (const std::string &known : names)
-    list += (list.empty() ? "" : ", ") + known;
-  throw Error("search: unknown strategy '" + name + "' (expected one of " + list + ")");
+  return static_cast<Strategy>(nameIndex(strategyNames(), name, "search: unknown strategy"));
 }
 
 nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs) {

@@ -33,7 +33,8 @@ bool mentions(const std::optional<std::string> &why, const std::string &text) {
 } // namespace
 
 TEST_CASE("an x2 expansion read by a stride-1 3x3 Conv is admitted", "[nas][capacity][expansion]") {
-  // a1 -> Relu -> Resize -> a2 (3x3, stride 1); c1 (stride 2, 8x8 -> 4x4) -> Relu -> Resize -> c2.
+  // a1 -> Relu -> Resize -> a2 (3x3, stride 1); c1 (stride 2: 16x16 -> 8x8, now 4x4) -> Relu ->
+  // Resize -> c2 (3x3, stride 1).
   CHECK_FALSE(refusal({}));
   CHECK_FALSE(refusal({"a1:spatial_bottleneck(2)"}));
   CHECK_FALSE(refusal({"a1:spatial_bottleneck(2)", "c1:spatial_bottleneck(2)"}));
