@@ -77,8 +77,7 @@ LayerTimes::LayerTimes(TuningDb &db, const std::string &search, const SearchOpti
   options_.measure.flushBytes = kLayerFlushBytes;
 }
 
-double LayerTimes::seconds(const ConvWorkload &workload, const compiler::TraceChoices &choices) {
-  const std::string key = workloadRecordKey(workload, choices);
+std::optional<double> LayerTimes::recorded(const std::string &key) {
   if (auto known = known_.find(key); known != known_.end())
     return known->second;
   if (auto failed = failed_.find(key); failed != failed_.end()) {
@@ -88,6 +87,13 @@ double LayerTimes::seconds(const ConvWorkload &workload, const compiler::TraceCh
   }
   if (std::optional<TuningRecord> record = db_.best(key, target_, nascVersion()))
     return known_[key] = record->seconds;
+  return std::nullopt;
+}
+
+double LayerTimes::seconds(const ConvWorkload &workload, const compiler::TraceChoices &choices) {
+  const std::string key = workloadRecordKey(workload, choices);
+  if (std::optional<double> s = recorded(key))
+    return *s;
   return measureNew(workload, choices, key);
 }
 
@@ -97,9 +103,12 @@ TunedLayer LayerTimes::tune(const ConvWorkload &workload) {
   auto tryEach = [&](const std::vector<compiler::TraceChoices> &candidates) {
     for (const compiler::TraceChoices &choices : distinctChoices(workload, unit, candidates))
       try {
-        const double s = seconds(workload, choices);
-        if (s < best.seconds)
-          best = {choices, s};
+        const std::string key = workloadRecordKey(workload, choices);
+        std::optional<double> s = recorded(key);
+        if (!s && Clock::now() < tuneDeadline_)
+          s = measureNew(workload, choices, key);
+        if (s && *s < best.seconds)
+          best = {choices, *s};
       } catch (const Error &) {
         // recorded as failed or wrong; the other choices stand
       }

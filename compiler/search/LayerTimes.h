@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace nasc::search {
@@ -65,8 +66,13 @@ public:
   /// seconds() does) in two rounds: those of traceChoiceSpace with the default trace's own
   /// order, then the fastest of them with the other order (a coordinate search: about half the
   /// measurements of the whole space). A choice that fails or computes a wrong output is
-  /// skipped (its record says so). Throws as seconds() does when the default choice fails.
+  /// skipped (its record says so); after the tune deadline, so is one not yet measured (in this
+  /// object or the db). Throws as seconds() does when the default choice fails.
   TunedLayer tune(const ConvWorkload &workload);
+
+  /// The time after which tune() measures no new choice other than the default (a search's
+  /// BudgetPlan::schedulesEnd); none until set.
+  void setTuneDeadline(std::chrono::steady_clock::time_point deadline) { tuneDeadline_ = deadline; }
 
   /// Workloads measured by this object (not found in the db).
   int64_t measured() const { return measured_; }
@@ -79,6 +85,10 @@ private:
     std::string reason;
   };
 
+  /// The seconds of `key` measured before (by this object or in the db), none when it was not;
+  /// throws as the failure did when it failed.
+  std::optional<double> recorded(const std::string &key);
+
   double measureNew(const ConvWorkload &workload, const compiler::TraceChoices &choices,
                     const std::string &key);
 
@@ -87,6 +97,8 @@ private:
   SearchOptions options_;
   int64_t next_ = 0, measured_ = 0;
   double spent_ = 0;
+  std::chrono::steady_clock::time_point tuneDeadline_ =
+      std::chrono::steady_clock::time_point::max();
   std::map<std::string, double> known_;
   std::map<std::string, Failure> failed_;
 };

@@ -84,11 +84,19 @@ Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
     : original_(original), options_(options) {
   const std::vector<ConvWorkload> convs = convWorkloads(original);
   const std::vector<ConvGroup> groups = convGroups(original, convs);
-  for (size_t w = 0; w < groups.size(); ++w)
+  std::vector<std::vector<nas::NeuralStep>> steps(groups.size());
+  size_t rounds = 0;
+  for (size_t w = 0; w < groups.size(); ++w) {
     for (const nas::NeuralStep &step :
          stepChoices(original, groups[w].members.front(), options.transforms))
-      if (cutsFlops(groups[w], step)) {
-        layerSteps_.push_back({step, groups[w].members});
+      if (cutsFlops(groups[w], step))
+        steps[w].push_back(step);
+    rounds = std::max(rounds, steps[w].size());
+  }
+  for (size_t round = 0; round < rounds; ++round)
+    for (size_t w = 0; w < groups.size(); ++w)
+      if (round < steps[w].size()) {
+        layerSteps_.push_back({steps[w][round], groups[w].members});
         groupOf_.push_back(w);
       }
   groups_ = groups.size();

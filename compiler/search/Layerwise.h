@@ -41,7 +41,10 @@ public:
   /// object): for each group (workload and place) of its searchable Convs (searchableConvs,
   /// convWorkloads), the groups by their Convs' total FLOP, largest first, each one's stepChoices
   /// on its first Conv in registry order, except those that, applied to that Conv's workload
-  /// graph alone, leave its FLOP unchanged (seq3). A step that graph refuses is kept (bottleneck
+  /// graph alone, leave its FLOP unchanged (seq3); taken round-robin: each group's first step,
+  /// largest group first, then each one's second, and so on, so that the first compositions
+  /// already change every group (a short budget tries a few steps of each, not every step of
+  /// the largest). A step that graph refuses is kept (bottleneck
   /// refuses a Conv whose value is a graph output; in the network its consumers decide). Throws as
   /// stepChoices and convWorkloads do.
   explicit Layerwise(const ir::Graph &original, LayerwiseOptions options = {});

@@ -4,6 +4,7 @@
 #include "compiler/nas/FisherMeasurement.h"
 #include "compiler/nas/ModelCost.h"
 #include "compiler/nas/NeuralTrace.h"
+#include "compiler/search/Budget.h"
 #include "compiler/search/ConvWorkload.h"
 #include "compiler/search/Evolution.h"
 #include "compiler/search/LayerTimes.h"
@@ -193,10 +194,10 @@ Timed tuneNetwork(const ir::Graph &graph, LayerTimes &layers, double otherSecond
   return tuned;
 }
 
-/// `options` for timing a whole network: at least 20 runs and a second of them.
+/// `options` for timing a whole network: at least 20 runs and kWholeMinSeconds of them.
 SearchOptions wholeNetwork(SearchOptions options) {
   options.measure.repeat = std::max(options.measure.repeat, 20);
-  options.measure.minSeconds = std::max(options.measure.minSeconds, 1.0);
+  options.measure.minSeconds = std::max(options.measure.minSeconds, kWholeMinSeconds);
   return options;
 }
 
@@ -212,24 +213,48 @@ void timeWhole(const ir::Graph &inference, Timed &timed, const SearchOptions &op
   }
 }
 
-/// Whether the budget allows candidate `index` after `elapsed` seconds.
-bool withinBudget(const SearchOptions &options, int64_t index, double elapsed) {
-  return options.candidates > 0 ? index < options.candidates : elapsed < options.seconds;
+/// Whether the budget allows candidate `index` `elapsed` seconds after the start, exploring
+/// until `exploreEnd` (a time budget's BudgetPlan).
+bool withinBudget(const SearchOptions &options, int64_t index, double elapsed, double exploreEnd) {
+  return options.candidates > 0 ? index < options.candidates : elapsed < exploreEnd;
 }
+
+/// The original's first whole timing: its median run, and the wall seconds of measuring it
+/// (compiling, checking, timing).
+struct StartTiming {
+  double seconds = 0, wallSeconds = 0;
+};
 
 /// The original timed whole at the start of search `identity` (the estimates' base): read back
 /// on --resume (so resumed estimates are made as the first ones were), else measured and
-/// recorded as candidate 0 of "<identity>#original".
-double startSeconds(const ir::Graph &inference, const SearchOptions &options, TuningDb &db,
-                    const std::string &identity) {
+/// recorded as candidate 0 of "<identity>#original", its wall seconds in the detail.
+StartTiming startTiming(const ir::Graph &inference, const SearchOptions &options, TuningDb &db,
+                        const std::string &identity) {
   const std::string search = identity + "#original";
   if (options.resume)
     for (const TuningRecord &record : db.searchRecords(search))
-      return record.seconds;
-  const double seconds = measureAs(options, inference, {}).seconds;
+      return {record.seconds, nlohmann::json::parse(record.detail).value("wall_seconds", 0.0)};
+  const Clock::time_point start = Clock::now();
+  const StartTiming timing{measureAs(options, inference, {}).seconds, since(start)};
   db.add({"original", targetKey(options.measure.target), nascVersion(), search, 0, "measured",
-          seconds, "{}"});
-  return seconds;
+          timing.seconds, nlohmann::json{{"wall_seconds", timing.wallSeconds}}.dump()});
+  return timing;
+}
+
+/// Measures the schedule choices (LayerTimes::tune) of every distinct Conv workload of
+/// `graphs`, the slowest by its default trace first, so that a tune deadline leaves the
+/// workloads that matter least with fewer choices tried.
+void tuneSlowestFirst(const std::vector<ir::Graph> &graphs, LayerTimes &layers) {
+  std::vector<std::pair<double, ConvWorkload>> workloads;
+  std::set<std::string> seen;
+  for (const ir::Graph &graph : graphs)
+    for (ConvWorkload &workload : convWorkloads(graph))
+      if (seen.insert(workload.key).second)
+        workloads.emplace_back(layers.seconds(workload), std::move(workload));
+  std::stable_sort(workloads.begin(), workloads.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  for (const auto &[seconds, workload] : workloads)
+    layers.tune(workload);
 }
 
 /// The bytes of `path`. Throws nasc::Error when it cannot be read.
@@ -293,7 +318,8 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   const nas::CapacityGate gate(original, options.policy, options.capacity, options.gate,
                                nas::proxiesOf(options.policy));
   result.originalProxies = gate.original().proxies;
-  result.originalSeconds = startSeconds(inference, options, db, result.identity);
+  const StartTiming startTimed = startTiming(inference, options, db, result.identity);
+  result.originalSeconds = startTimed.seconds;
   LayerTimes layers(db, result.identity, options);
   const double originalConvSeconds = convSeconds(original, layers);
   result.otherSeconds = std::max(0.0, result.originalSeconds - originalConvSeconds);
@@ -310,10 +336,11 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     for (TuningRecord &record : db.searchRecords(result.identity))
       recorded.emplace(record.index, std::move(record));
   const std::string target = targetKey(options.measure.target);
-  const Clock::time_point explore = Clock::now();
   result.phaseSeconds["setup"] = since(start);
-  Progress state{0, options.candidates, 0, options.seconds, 0, 0};
-  for (int64_t i = 0; withinBudget(options, i, since(explore)) && !stop(); ++i) {
+  const BudgetPlan plan =
+      planBudget(options.seconds, since(start), startTimed.wallSeconds, options.finalists);
+  Progress state{0, options.candidates, since(start), options.seconds, 0, 0};
+  for (int64_t i = 0; withinBudget(options, i, since(start), plan.exploreEnd) && !stop(); ++i) {
     if (auto old = recorded.find(i); old != recorded.end()) {
       result.candidates.push_back(fromRecord(old->second));
     } else {
@@ -325,21 +352,37 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     }
     const CandidateResult &c = result.candidates.back();
     state.done = i + 1;
-    state.elapsed = since(explore);
+    state.elapsed = since(start);
     state.refused += c.status == "refused" ? 1 : 0;
     if (c.status == "measured" && c.estimate > 0)
-      state.bestSpeedup = std::max(state.bestSpeedup, result.originalSeconds / c.estimate);
+      state.bestSpeedup = std::max(state.bestSpeedup, baselineSeconds / c.estimate);
     progress(state);
   }
 
   result.phaseSeconds["layers"] = layers.spentSeconds();
   const Clock::time_point schedules = Clock::now();
-  for (const CandidateResult *c : bestEstimates(result.candidates, options.finalists)) {
-    Timed tuned =
-        tuneNetwork(nas::applyNeuralSteps(original, c->steps), layers, result.otherSeconds);
-    tuned.index = c->index;
-    tuned.steps = c->steps;
-    tuned.estimate = c->estimate;
+  state.phase = "schedules";
+  state.elapsed = since(start);
+  progress(state);
+  if (stop())
+    layers.setTuneDeadline(Clock::now());
+  else if (options.candidates == 0)
+    layers.setTuneDeadline(start + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(plan.schedulesEnd)));
+  const std::vector<const CandidateResult *> best =
+      bestEstimates(result.candidates, options.finalists);
+  std::vector<ir::Graph> networks;
+  for (const CandidateResult *c : best)
+    networks.push_back(nas::applyNeuralSteps(original, c->steps));
+  if (!best.empty()) {
+    networks.push_back(original);
+    tuneSlowestFirst(networks, layers);
+  }
+  for (size_t f = 0; f < best.size(); ++f) {
+    Timed tuned = tuneNetwork(networks[f], layers, result.otherSeconds);
+    tuned.index = best[f]->index;
+    tuned.steps = best[f]->steps;
+    tuned.estimate = best[f]->estimate;
     result.finalists.push_back(std::move(tuned));
   }
   if (!result.finalists.empty()) {
@@ -349,6 +392,9 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   result.phaseSeconds["schedules"] = since(schedules);
 
   const Clock::time_point finalists = Clock::now();
+  state.phase = "finalists";
+  state.elapsed = since(start);
+  progress(state);
   for (Timed &finalist : result.finalists)
     timeWhole(inference, finalist, options);
   if (!result.finalists.empty()) { // the originals timed as long and as late as the finalists

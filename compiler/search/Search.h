@@ -40,8 +40,10 @@ Strategy parseStrategy(const std::string &name);
 /// What a search explores and how long.
 struct SearchOptions {
   int64_t candidates = 0; ///< Budget in candidates (deterministic for a seed); 0: `seconds` rules.
-  double seconds = 0;     ///< Budget in wall seconds when `candidates` is 0.
-  uint64_t seed = 0;      ///< Of the candidates' draws (candidateRng) and of the gate.
+  /// Budget in wall seconds when `candidates` is 0: the whole search's, planned by planBudget
+  /// (Budget.h) from its setup and the original's whole timing.
+  double seconds = 0;
+  uint64_t seed = 0; ///< Of the candidates' draws (candidateRng) and of the gate.
   Strategy strategy = Strategy::Random;
   nas::Policy policy = nas::kDefaultPolicy;
   nas::GateParams gate;
@@ -120,12 +122,17 @@ struct SearchResult {
   std::map<std::string, double> phaseSeconds;
 };
 
-/// Progress after each candidate, for a progress line.
+/// Progress after each candidate and at the start of each later phase, for a progress line.
 struct Progress {
-  int64_t done = 0, budget = 0; ///< budget 0: a time budget.
-  double elapsed = 0, budgetSeconds = 0;
-  double bestSpeedup = 0; ///< original / best estimate so far (0: none legal yet).
+  int64_t done = 0, budget = 0;          ///< Candidates; budget 0: a time budget.
+  double elapsed = 0, budgetSeconds = 0; ///< Wall seconds since the search started.
+  /// The original's estimate (its Conv workloads as the candidates' are measured, plus the
+  /// time outside them) over the best estimate so far; 0: none legal yet.
+  double bestSpeedup = 0;
   int64_t refused = 0;
+  /// "exploring", then "schedules" (the finalists' and the original's schedule choices) and
+  /// "finalists" (timing them whole).
+  std::string phase = "exploring";
 };
 
 /// The gate's thresholds for a candidate whose steps name `touchedConvs` distinct Convs:
@@ -145,11 +152,13 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
 /// gate (nas::CapacityGate, the original measured once), and estimated from its Conv workloads
 /// (convWorkloads; each key measured once per target and version, found in `db` otherwise);
 /// every candidate is recorded in `db` before the next starts. `stop` is polled between
-/// candidates (a signal handler's flag): the search then ends with the candidates so far. Then
+/// candidates (a signal handler's flag): the search then ends with the candidates so far and
+/// measures no new schedule choice. Then
 /// each Conv workload of the original and of the `finalists` best estimates gets its schedule
-/// choices measured (LayerTimes::tune), and each of those networks is
-/// compiled with its fastest choices and timed whole, the original also with the default
-/// trace. Throws
+/// choices measured (LayerTimes::tune), the slowest workload first, and each of those networks
+/// is compiled with its fastest choices and timed whole, the original also with the default
+/// trace. A time budget ends the exploration and the schedule choices at planBudget's times;
+/// a candidate budget measures every schedule choice. Throws
 /// nasc::Error for an unreadable model and every error of the gate or of measuring the original.
 SearchResult runSearch(const std::string &modelPath, const SearchOptions &options, TuningDb &db,
                        const std::function<void(const Progress &)> &progress,

@@ -318,7 +318,11 @@ std::string reportMarkdown(const std::string &reportJson) {
              ? std::string(".")
              : ", " + number(best["speedup_vs_tuned"].get<double>(), "%.2f") +
                    "x over the original with its own schedule search (" +
-                   ms(tuned["seconds"].get<double>()) + ").") +
+                   ms(tuned["seconds"].get<double>()) +
+                   (tuned["seconds"].get<double>() > original["seconds"].get<double>()
+                        ? ", slower whole than with the default schedules"
+                        : "") +
+                   ").") +
         "\n\n" + "| layer | steps | MFLOP before | after | latency before | after |\n" +
         "|---|---|---|---|---|---|\n";
   for (const Json &layer : report["layers"]) {

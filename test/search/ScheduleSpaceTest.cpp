@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -170,4 +171,37 @@ TEST_CASE("LayerTimes::tune measures every distinct choice with the default's ow
                                   [](const auto &a, const auto &b) { return a.second < b.second; });
   CHECK(tuned.seconds == fastest->second);
   CHECK(search::workloadRecordKey(workload, tuned.choices) == fastest->first);
+}
+
+TEST_CASE("after its tune deadline LayerTimes::tune measures only the default choice and picks "
+          "among the recorded ones",
+          "[search][schedule][db]") {
+  const std::string path =
+      test::writeModel("tune_deadline", test::convReluNet("tune_deadline", 1, 16, 8, 28, 64, 43))
+          .string();
+  const search::ConvWorkload workload = search::convWorkloads(ir::loadModel(path)).at(0);
+  search::SearchOptions options;
+  options.measure.repeat = 3;
+  options.measure.minSeconds = 0;
+  search::TuningDb db(test::freshPath("search", "tune_deadline.db"));
+  const auto past = std::chrono::steady_clock::now();
+
+  search::LayerTimes late(db, "late", options);
+  late.setTuneDeadline(past);
+  const search::TunedLayer untuned = late.tune(workload);
+  CHECK(late.measured() == 1);
+  CHECK(untuned.choices == compiler::TraceChoices{});
+  CHECK(db.searchRecords("late#layers").size() == 1);
+
+  search::LayerTimes timely(db, "timely", options);
+  const search::TunedLayer tuned = timely.tune(workload);
+  CHECK(timely.measured() > 1);
+
+  // A late tune over the records of the timely one: nothing measured, the same fastest choice.
+  search::LayerTimes replay(db, "replay", options);
+  replay.setTuneDeadline(past);
+  const search::TunedLayer replayed = replay.tune(workload);
+  CHECK(replay.measured() == 0);
+  CHECK(replayed.choices == tuned.choices);
+  CHECK(replayed.seconds == std::min(tuned.seconds, untuned.seconds));
 }

@@ -149,6 +149,24 @@ TEST_CASE("a search stops between candidates when asked", "[search]") {
       smallModel(), smallOptions(50), db, [](const search::Progress &) {},
       [&] { return ++polled > 2; });
   CHECK(result.candidates.size() == 2);
+  // No schedule choice other than the default trace measured after the stop.
+  for (const search::TuningRecord &record : db.searchRecords(result.identity + "#layers"))
+    CHECK(record.workload.find(" schedule ") == std::string::npos);
+}
+
+TEST_CASE("a search with a time budget ends within it, every phase included", "[search]") {
+  // planBudget's reserve is an estimate and the last candidate may end after the exploration's
+  // end (here one candidate's layers take 2-8 s): half the budget again is the slack.
+  search::SearchOptions options = smallOptions(0);
+  options.seconds = 30;
+  options.finalists = 1;
+  search::TuningDb db(nasc::test::freshPath("search", "search_time_budget.db"));
+  const search::SearchResult result = runSmall(smallModel(), options, db);
+  INFO("wall " << result.wallSeconds << " s, " << result.candidates.size() << " candidates");
+  CHECK_FALSE(result.candidates.empty());
+  CHECK(result.wallSeconds < 1.5 * options.seconds);
+  for (const char *phase : {"setup", "layers", "schedules", "finalists"})
+    CHECK(result.phaseSeconds.count(phase) == 1);
 }
 
 TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]") {

@@ -83,20 +83,28 @@ void parseBudget(const std::string &text, search::SearchOptions &options) {
     options.seconds = amount * (unit == "s" ? 1 : unit == "m" ? 60 : 3600);
 }
 
-/// A bar redrawn in place on a terminal; otherwise one plain line every 5 seconds.
+/// A bar redrawn in place on a terminal; otherwise one plain line every 5 seconds and one at each
+/// phase's start. Time left: of the budget (a duration), else at the candidates' rate so far.
 void printProgress(const search::Progress &p) {
   static double lastLine = -1e9;
+  static std::string lastPhase = p.phase;
   const bool terminal = isatty(STDOUT_FILENO);
   const double fraction =
       p.budget > 0 ? double(p.done) / p.budget : std::min(1.0, p.elapsed / p.budgetSeconds);
-  const double left = fraction > 0 ? p.elapsed * (1 - fraction) / fraction : 0;
-  if (!terminal && p.elapsed - lastLine < 5 && fraction < 1)
+  const double left = p.budget > 0 ? (fraction > 0 ? p.elapsed * (1 - fraction) / fraction : 0)
+                                   : std::max(0.0, p.budgetSeconds - p.elapsed);
+  const bool newPhase = p.phase != lastPhase;
+  lastPhase = p.phase;
+  if (!terminal && p.elapsed - lastLine < 5 && fraction < 1 && !newPhase)
     return;
   lastLine = p.elapsed;
   std::string bar(20, '.');
   std::fill(bar.begin(), bar.begin() + static_cast<long>(fraction * 20), '#');
-  std::printf("%s[%s] %lld candidates, best %.2fx, %lld refused, %.2f/s, %.0f s left%s",
-              terminal ? "\r" : "", bar.c_str(), static_cast<long long>(p.done), p.bestSpeedup,
+  std::printf("%s[%s] %s: %lld candidates, best %.2fx, %lld refused, %.2f/s, %.0f s left%s",
+              !terminal  ? ""
+              : newPhase ? "\n"
+                         : "\r",
+              bar.c_str(), p.phase.c_str(), static_cast<long long>(p.done), p.bestSpeedup,
               static_cast<long long>(p.refused), p.done / std::max(p.elapsed, 1e-9), left,
               terminal ? "  " : "\n");
   std::fflush(stdout);
@@ -155,8 +163,9 @@ void addSearchCommand(CLI::App &app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--budget", args->budget,
-                  "Candidates (500c: deterministic for a seed) or wall time of the exploration "
-                  "(90s, 10m, 1h)")
+                  "Candidates (500c: deterministic for a seed) or the search's whole wall time "
+                  "(90s, 10m, 1h: setup, exploration, schedule choices, timing the finalists "
+                  "and writing the outputs)")
       ->capture_default_str();
   cmd->add_option("--out", args->out,
                   "Output directory: model.onnx, schedule.json, libmodel.so, model.h, "
