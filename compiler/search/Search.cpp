@@ -178,14 +178,19 @@ std::vector<const CandidateResult *> bestEstimates(const std::vector<CandidateRe
   return best;
 }
 
-/// `graph`'s Conv workloads each with its fastest schedule choices (LayerTimes::tune): the
-/// network's Timed without its seconds, tunedEstimate `otherSeconds` plus the layers' (summed
-/// in convSeconds' order, so that it is never above the estimate when no choice is faster).
-Timed tuneNetwork(const ir::Graph &graph, LayerTimes &layers, double otherSeconds) {
+/// The fastest schedule choices of Conv workloads (LayerTimes::tune), by ConvWorkload::key.
+using TunedWorkloads = std::map<std::string, TunedLayer>;
+
+/// `graph`'s Conv workloads each with its fastest schedule choices in `tunedWorkloads` (which
+/// holds every one of them): the network's Timed without its seconds, tunedEstimate
+/// `otherSeconds` plus the layers' (summed in convSeconds' order, so that it is never above the
+/// estimate when no choice is faster).
+Timed tuneNetwork(const ir::Graph &graph, const TunedWorkloads &tunedWorkloads,
+                  double otherSeconds) {
   Timed tuned;
   double layerSeconds = 0;
   for (const ConvWorkload &workload : convWorkloads(graph)) {
-    const TunedLayer layer = layers.tune(workload);
+    const TunedLayer &layer = tunedWorkloads.at(workload.key);
     layerSeconds += layer.seconds;
     if (layer.choices != compiler::TraceChoices{})
       tuned.choices[workload.node] = layer.choices;
@@ -241,10 +246,10 @@ StartTiming startTiming(const ir::Graph &inference, const SearchOptions &options
   return timing;
 }
 
-/// Measures the schedule choices (LayerTimes::tune) of every distinct Conv workload of
-/// `graphs`, the slowest by its default trace first, so that a tune deadline leaves the
-/// workloads that matter least with fewer choices tried.
-void tuneSlowestFirst(const std::vector<ir::Graph> &graphs, LayerTimes &layers) {
+/// The schedule choices (LayerTimes::tune) of every distinct Conv workload of `graphs`, measured
+/// the slowest by its default trace first, so that a tune deadline leaves the workloads that
+/// matter least with fewer choices tried.
+TunedWorkloads tuneSlowestFirst(const std::vector<ir::Graph> &graphs, LayerTimes &layers) {
   std::vector<std::pair<double, ConvWorkload>> workloads;
   std::set<std::string> seen;
   for (const ir::Graph &graph : graphs)
@@ -253,8 +258,10 @@ void tuneSlowestFirst(const std::vector<ir::Graph> &graphs, LayerTimes &layers) 
         workloads.emplace_back(layers.seconds(workload), std::move(workload));
   std::stable_sort(workloads.begin(), workloads.end(),
                    [](const auto &a, const auto &b) { return a.first > b.first; });
+  TunedWorkloads tuned;
   for (const auto &[seconds, workload] : workloads)
-    layers.tune(workload);
+    tuned[workload.key] = layers.tune(workload);
+  return tuned;
 }
 
 /// The bytes of `path`. Throws nasc::Error when it cannot be read.
@@ -361,9 +368,12 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
 
   result.phaseSeconds["layers"] = layers.spentSeconds();
   const Clock::time_point schedules = Clock::now();
-  state.phase = "schedules";
-  state.elapsed = since(start);
-  progress(state);
+  auto enterPhase = [&](const char *phase) {
+    state.phase = phase;
+    state.elapsed = since(start);
+    progress(state);
+  };
+  enterPhase("schedules");
   if (stop())
     layers.setTuneDeadline(Clock::now());
   else if (options.candidates == 0)
@@ -374,27 +384,24 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   std::vector<ir::Graph> networks;
   for (const CandidateResult *c : best)
     networks.push_back(nas::applyNeuralSteps(original, c->steps));
-  if (!best.empty()) {
-    networks.push_back(original);
-    tuneSlowestFirst(networks, layers);
-  }
+  networks.push_back(original);
+  const TunedWorkloads tunedWorkloads =
+      best.empty() ? TunedWorkloads{} : tuneSlowestFirst(networks, layers);
   for (size_t f = 0; f < best.size(); ++f) {
-    Timed tuned = tuneNetwork(networks[f], layers, result.otherSeconds);
+    Timed tuned = tuneNetwork(networks[f], tunedWorkloads, result.otherSeconds);
     tuned.index = best[f]->index;
     tuned.steps = best[f]->steps;
     tuned.estimate = best[f]->estimate;
     result.finalists.push_back(std::move(tuned));
   }
   if (!result.finalists.empty()) {
-    result.tunedOriginal = tuneNetwork(original, layers, result.otherSeconds);
+    result.tunedOriginal = tuneNetwork(original, tunedWorkloads, result.otherSeconds);
     result.tunedOriginal.index = -1;
   }
   result.phaseSeconds["schedules"] = since(schedules);
 
   const Clock::time_point finalists = Clock::now();
-  state.phase = "finalists";
-  state.elapsed = since(start);
-  progress(state);
+  enterPhase("finalists");
   for (Timed &finalist : result.finalists)
     timeWhole(inference, finalist, options);
   if (!result.finalists.empty()) { // the originals timed as long and as late as the finalists
