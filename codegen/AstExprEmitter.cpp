@@ -10,14 +10,7 @@ namespace nasc::codegen {
 
 namespace {
 
-/// isl's operand `i` of an operation expression.
-isl::ast_expr operand(const isl::ast_expr &expr, int i) {
-  return isl::manage(isl_ast_expr_op_get_arg(expr.get(), i));
-}
-
-int operandCount(const isl::ast_expr &expr) {
-  return static_cast<int>(isl_ast_expr_op_get_n_arg(expr.get()));
-}
+using Operands = std::vector<llvm::Value *>;
 
 /// floor(a / b) for any signs: the truncated quotient minus one when the remainder is
 /// non-zero and has the opposite sign of the divisor.
@@ -31,7 +24,7 @@ llvm::Value *floorDiv(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *d) {
   return b.CreateSub(q, adjust);
 }
 
-llvm::Value *minMax(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &args, bool max) {
+llvm::Value *minMax(llvm::IRBuilderBase &b, const Operands &args, bool max) {
   llvm::Value *acc = args.front();
   for (size_t i = 1; i < args.size(); ++i) {
     llvm::Value *pick = max ? b.CreateICmpSGT(args[i], acc) : b.CreateICmpSLT(args[i], acc);
@@ -40,70 +33,84 @@ llvm::Value *minMax(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &ar
   return acc;
 }
 
-llvm::Value *emitOperation(llvm::IRBuilderBase &b, const isl::ast_expr &expr,
-                           const IteratorValues &iterators) {
-  std::vector<llvm::Value *> a;
-  isl_ast_expr_op_type type = isl_ast_expr_op_get_type(expr.get());
-  if (type == isl_ast_expr_op_call || type == isl_ast_expr_op_access ||
-      type == isl_ast_expr_op_member || type == isl_ast_expr_op_address_of)
-    throw Error("codegen: unsupported isl AST operation in expression '" + expr.to_C_str() + "'");
-  for (int i = 0; i < operandCount(expr); ++i)
-    a.push_back(emitAstExpr(b, operand(expr, i), iterators));
-  switch (type) {
-  case isl_ast_expr_op_and:
-  case isl_ast_expr_op_and_then:
-    return b.CreateAnd(a[0], a[1]);
-  case isl_ast_expr_op_or:
-  case isl_ast_expr_op_or_else:
-    return b.CreateOr(a[0], a[1]);
-  case isl_ast_expr_op_max:
-    return minMax(b, a, true);
-  case isl_ast_expr_op_min:
-    return minMax(b, a, false);
-  case isl_ast_expr_op_minus:
-    return b.CreateNSWNeg(a[0]);
-  case isl_ast_expr_op_add:
-    return b.CreateNSWAdd(a[0], a[1]);
-  case isl_ast_expr_op_sub:
-    return b.CreateNSWSub(a[0], a[1]);
-  case isl_ast_expr_op_mul:
-    return b.CreateNSWMul(a[0], a[1]);
-  case isl_ast_expr_op_div:
-  case isl_ast_expr_op_pdiv_q:
-    return b.CreateSDiv(a[0], a[1]);
-  case isl_ast_expr_op_fdiv_q:
-    return floorDiv(b, a[0], a[1]);
-  case isl_ast_expr_op_pdiv_r:
-  case isl_ast_expr_op_zdiv_r:
-    return b.CreateSRem(a[0], a[1]);
-  case isl_ast_expr_op_cond:
-  case isl_ast_expr_op_select:
-    return b.CreateSelect(a[0], a[1], a[2]);
-  case isl_ast_expr_op_eq:
-    return b.CreateICmpEQ(a[0], a[1]);
-  case isl_ast_expr_op_le:
-    return b.CreateICmpSLE(a[0], a[1]);
-  case isl_ast_expr_op_lt:
-    return b.CreateICmpSLT(a[0], a[1]);
-  case isl_ast_expr_op_ge:
-    return b.CreateICmpSGE(a[0], a[1]);
-  case isl_ast_expr_op_gt:
-    return b.CreateICmpSGT(a[0], a[1]);
-  default:
-    throw Error("codegen: unknown isl AST operation in expression '" + expr.to_C_str() + "'");
-  }
+/// One or more kinds of isl AST operation (`matches`) and how their value is built from their
+/// operand values.
+struct OperationRule {
+  bool (*matches)(const isl::ast_expr_op &);
+  llvm::Value *(*emit)(llvm::IRBuilderBase &, const Operands &);
+};
+
+/// Whether `op` is one of the operations `Ops` (isl::ast_expr_op subclasses).
+template <class... Ops> bool is(const isl::ast_expr_op &op) { return (op.isa<Ops>() || ...); }
+
+/// The rules of the operations emitAstExpr supports; see its contract for their semantics.
+const OperationRule kOperationRules[] = {
+    {is<isl::ast_expr_op_and, isl::ast_expr_op_and_then>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateAnd(a[0], a[1]); }},
+    {is<isl::ast_expr_op_or, isl::ast_expr_op_or_else>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateOr(a[0], a[1]); }},
+    {is<isl::ast_expr_op_cond, isl::ast_expr_op_select>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateSelect(a[0], a[1], a[2]); }},
+    {is<isl::ast_expr_op_max>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return minMax(b, a, true); }},
+    {is<isl::ast_expr_op_min>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return minMax(b, a, false); }},
+    {is<isl::ast_expr_op_minus>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateNSWNeg(a[0]); }},
+    {is<isl::ast_expr_op_add>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateNSWAdd(a[0], a[1]); }},
+    {is<isl::ast_expr_op_sub>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateNSWSub(a[0], a[1]); }},
+    {is<isl::ast_expr_op_mul>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateNSWMul(a[0], a[1]); }},
+    {is<isl::ast_expr_op_div, isl::ast_expr_op_pdiv_q>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateSDiv(a[0], a[1]); }},
+    {is<isl::ast_expr_op_fdiv_q>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return floorDiv(b, a[0], a[1]); }},
+    {is<isl::ast_expr_op_pdiv_r, isl::ast_expr_op_zdiv_r>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateSRem(a[0], a[1]); }},
+    {is<isl::ast_expr_op_eq>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateICmpEQ(a[0], a[1]); }},
+    {is<isl::ast_expr_op_le>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateICmpSLE(a[0], a[1]); }},
+    {is<isl::ast_expr_op_lt>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateICmpSLT(a[0], a[1]); }},
+    {is<isl::ast_expr_op_ge>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateICmpSGE(a[0], a[1]); }},
+    {is<isl::ast_expr_op_gt>,
+     [](llvm::IRBuilderBase &b, const Operands &a) { return b.CreateICmpSGT(a[0], a[1]); }},
+};
+
+/// Whether `op` is one of the operations isl only generates for user statements and memory
+/// accesses, which have no value here.
+bool isUnsupported(const isl::ast_expr_op &op) {
+  return is<isl::ast_expr_op_call, isl::ast_expr_op_access, isl::ast_expr_op_member,
+            isl::ast_expr_op_address_of>(op);
 }
 
-llvm::Value *emitId(const isl::ast_expr &expr, const IteratorValues &iterators) {
-  isl::id id = isl::manage(isl_ast_expr_id_get_id(expr.get()));
-  auto it = iterators.find(id.name());
+llvm::Value *emitOperation(llvm::IRBuilderBase &b, const isl::ast_expr_op &op,
+                           const IteratorValues &iterators) {
+  if (isUnsupported(op))
+    throw Error("codegen: unsupported isl AST operation in expression '" + op.to_C_str() + "'");
+  Operands a;
+  for (unsigned i = 0; i < op.n_arg(); ++i)
+    a.push_back(emitAstExpr(b, op.arg(static_cast<int>(i)), iterators));
+  for (const OperationRule &rule : kOperationRules)
+    if (rule.matches(op))
+      return rule.emit(b, a);
+  throw Error("codegen: unknown isl AST operation in expression '" + op.to_C_str() + "'");
+}
+
+llvm::Value *emitId(const isl::ast_expr_id &expr, const IteratorValues &iterators) {
+  std::string name = expr.id().name();
+  auto it = iterators.find(name);
   if (it == iterators.end())
-    throw Error("codegen: isl AST uses unknown identifier '" + id.name() + "'");
+    throw Error("codegen: isl AST uses unknown identifier '" + name + "'");
   return it->second;
 }
 
-llvm::Value *emitInt(llvm::IRBuilderBase &b, const isl::ast_expr &expr) {
-  isl::val v = isl::manage(isl_ast_expr_int_get_val(expr.get()));
+llvm::Value *emitInt(llvm::IRBuilderBase &b, const isl::ast_expr_int &expr) {
+  isl::val v = expr.val();
   if (!v.is_int() || v.gt(INT64_MAX) || v.lt(INT64_MIN))
     throw Error("codegen: isl AST constant '" + expr.to_C_str() + "' does not fit in int64");
   return b.getInt64(v.get_num_si());
@@ -113,16 +120,13 @@ llvm::Value *emitInt(llvm::IRBuilderBase &b, const isl::ast_expr &expr) {
 
 llvm::Value *emitAstExpr(llvm::IRBuilderBase &builder, const isl::ast_expr &expr,
                          const IteratorValues &iterators) {
-  switch (isl_ast_expr_get_type(expr.get())) {
-  case isl_ast_expr_int:
-    return emitInt(builder, expr);
-  case isl_ast_expr_id:
-    return emitId(expr, iterators);
-  case isl_ast_expr_op:
-    return emitOperation(builder, expr, iterators);
-  default:
-    throw Error("codegen: invalid isl AST expression");
-  }
+  if (expr.isa<isl::ast_expr_int>())
+    return emitInt(builder, expr.as<isl::ast_expr_int>());
+  if (expr.isa<isl::ast_expr_id>())
+    return emitId(expr.as<isl::ast_expr_id>(), iterators);
+  if (expr.isa<isl::ast_expr_op>())
+    return emitOperation(builder, expr.as<isl::ast_expr_op>(), iterators);
+  throw Error("codegen: invalid isl AST expression");
 }
 
 } // namespace nasc::codegen

@@ -17,9 +17,9 @@ namespace nasc::codegen {
 using IteratorValues = std::map<std::string, llvm::Value *>;
 
 /// Emits `expr` at `builder`'s insertion point. Integer expressions give i64, comparisons and
-/// and/or give i1. Semantics follow isl_ast_expr_op_type: fdiv_q rounds towards -infinity;
-/// pdiv_q / pdiv_r have a non-negative dividend; zdiv_r is only compared with zero;
-/// and_then / or_else are evaluated eagerly (isl AST expressions have no side effects).
+/// and/or give i1. Semantics follow isl's AST operations (isl::ast_expr_op_*): fdiv_q rounds
+/// towards -infinity; pdiv_q / pdiv_r have a non-negative dividend; zdiv_r is only compared with
+/// zero; and_then / or_else are evaluated eagerly (isl AST expressions have no side effects).
 /// Throws nasc::Error for an unknown iterator id or an unsupported operation
 /// (call, access, member, address_of).
 llvm::Value *emitAstExpr(llvm::IRBuilderBase &builder, const isl::ast_expr &expr,

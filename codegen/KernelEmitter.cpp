@@ -9,6 +9,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -17,44 +18,35 @@ namespace nasc::codegen {
 
 namespace {
 
-isl::ast_expr forIterator(const isl::ast_node &n) {
-  return isl::manage(isl_ast_node_for_get_iterator(n.get()));
-}
+/// The name of the identifier expression `e`.
+std::string idName(const isl::ast_expr &e) { return e.as<isl::ast_expr_id>().id().name(); }
 
-std::string idName(const isl::ast_expr &e) {
-  return isl::manage(isl_ast_expr_id_get_id(e.get())).name();
-}
+/// The name of the iterator of `loop`.
+std::string iteratorName(const isl::ast_node_for &loop) { return idName(loop.iterator()); }
 
 /// All children of a block node, in order.
-std::vector<isl::ast_node> blockChildren(const isl::ast_node &n) {
-  isl_ast_node_list *list = isl_ast_node_block_get_children(n.get());
+std::vector<isl::ast_node> blockChildren(const isl::ast_node_block &block) {
+  isl::ast_node_list list = block.children();
   std::vector<isl::ast_node> children;
-  for (isl_size i = 0; i < isl_ast_node_list_n_ast_node(list); ++i)
-    children.push_back(isl::manage(isl_ast_node_list_get_ast_node(list, i)));
-  isl_ast_node_list_free(list);
+  for (unsigned i = 0; i < list.size(); ++i)
+    children.push_back(list.at(static_cast<int>(i)));
   return children;
 }
 
 /// Whether the subtree `n` contains a for node.
 bool containsLoop(const isl::ast_node &n) {
-  switch (isl_ast_node_get_type(n.get())) {
-  case isl_ast_node_for:
+  if (n.isa<isl::ast_node_for>())
     return true;
-  case isl_ast_node_if: {
-    bool elseLoop = isl_ast_node_if_has_else_node(n.get()) == isl_bool_true &&
-                    containsLoop(isl::manage(isl_ast_node_if_get_else_node(n.get())));
-    return elseLoop || containsLoop(isl::manage(isl_ast_node_if_get_then_node(n.get())));
+  if (n.isa<isl::ast_node_if>()) {
+    auto branch = n.as<isl::ast_node_if>();
+    return containsLoop(branch.then_node()) ||
+           (branch.has_else_node() && containsLoop(branch.else_node()));
   }
-  case isl_ast_node_block:
-    for (const isl::ast_node &child : blockChildren(n))
-      if (containsLoop(child))
-        return true;
-    return false;
-  case isl_ast_node_mark:
-    return containsLoop(isl::manage(isl_ast_node_mark_get_node(n.get())));
-  default:
-    return false;
-  }
+  if (n.isa<isl::ast_node_block>())
+    return std::ranges::any_of(blockChildren(n.as<isl::ast_node_block>()), containsLoop);
+  if (n.isa<isl::ast_node_mark>())
+    return containsLoop(n.as<isl::ast_node_mark>().node());
+  return false;
 }
 
 /// The loop property `!{!"name", value}`.
@@ -83,33 +75,23 @@ llvm::MDNode *loopMetadata(llvm::LLVMContext &ctx, bool innermost, std::optional
   return id;
 }
 
-std::string markName(const isl::ast_node &n) {
-  return isl::manage(isl_ast_node_mark_get_id(n.get())).name();
-}
-
 bool isIntegerOne(const isl::ast_expr &e) {
-  if (isl_ast_expr_get_type(e.get()) != isl_ast_expr_int)
-    return false;
-  return isl::manage(isl_ast_expr_int_get_val(e.get())).is_one();
+  return e.isa<isl::ast_expr_int>() && e.as<isl::ast_expr_int>().val().is_one();
 }
 
 /// For a loop `for (it = init; it <= e or it < e; it += 1)`: the expression e and whether the
 /// bound is inclusive; nullopt for other loop shapes (run sequentially).
-std::optional<std::pair<isl::ast_expr, bool>> unitStepUpperBound(const isl::ast_node &loop) {
-  if (!isIntegerOne(isl::manage(isl_ast_node_for_get_inc(loop.get()))))
+std::optional<std::pair<isl::ast_expr, bool>> unitStepUpperBound(const isl::ast_node_for &loop) {
+  if (!isIntegerOne(loop.inc()) || !loop.cond().isa<isl::ast_expr_op>())
     return std::nullopt;
-  isl::ast_expr cond = isl::manage(isl_ast_node_for_get_cond(loop.get()));
-  if (isl_ast_expr_get_type(cond.get()) != isl_ast_expr_op)
+  isl::ast_expr_op cond = loop.cond().as<isl::ast_expr_op>();
+  bool inclusive = cond.isa<isl::ast_expr_op_le>();
+  if (!inclusive && !cond.isa<isl::ast_expr_op_lt>())
     return std::nullopt;
-  isl_ast_expr_op_type op = isl_ast_expr_op_get_type(cond.get());
-  if (op != isl_ast_expr_op_le && op != isl_ast_expr_op_lt)
+  isl::ast_expr lhs = cond.arg(0);
+  if (!lhs.isa<isl::ast_expr_id>() || idName(lhs) != iteratorName(loop))
     return std::nullopt;
-  isl::ast_expr lhs = isl::manage(isl_ast_expr_op_get_arg(cond.get(), 0));
-  if (isl_ast_expr_get_type(lhs.get()) != isl_ast_expr_id ||
-      idName(lhs) != idName(forIterator(loop)))
-    return std::nullopt;
-  return std::make_pair(isl::manage(isl_ast_expr_op_get_arg(cond.get(), 1)),
-                        op == isl_ast_expr_op_le);
+  return std::make_pair(cond.arg(1), inclusive);
 }
 
 /// The node below a chain of mark nodes starting at `n`, whether the chain holds a parallel
@@ -122,12 +104,13 @@ struct MarkedNode {
 
 MarkedNode unwrapMarks(isl::ast_node n) {
   MarkedNode result;
-  while (isl_ast_node_get_type(n.get()) == isl_ast_node_mark) {
-    std::string name = markName(n);
+  while (n.isa<isl::ast_node_mark>()) {
+    auto mark = n.as<isl::ast_node_mark>();
+    std::string name = mark.id().name();
     result.parallel = result.parallel || name == poly::kParallelMark;
     if (auto width = poly::vectorMarkWidth(name))
       result.vectorWidth = width;
-    n = isl::manage(isl_ast_node_mark_get_node(n.get()));
+    n = mark.node();
   }
   result.node = n;
   return result;
@@ -174,14 +157,13 @@ private:
 
   /// Emits the outlined body: the loop `for (it = begin; it < end; ++it) loop.body`, with
   /// vectorization metadata as loopMetadata(vectorWidth).
-  void emitOutlinedLoop(const isl::ast_node &loop, std::optional<int> vectorWidth) {
+  void emitOutlinedLoop(const isl::ast_node_for &loop, std::optional<int> vectorWidth) {
     llvm::Value *end = function_->getArg(2);
-    std::string name = idName(forIterator(loop));
+    std::string name = iteratorName(loop);
     emitLoop(
         name, function_->getArg(1),
         [&] { return builder_.CreateICmpSLT(iterators_.at(name), end); },
-        [&] { return builder_.getInt64(1); }, isl::manage(isl_ast_node_for_get_body(loop.get())),
-        vectorWidth);
+        [&] { return builder_.getInt64(1); }, loop.body(), vectorWidth);
     builder_.CreateRetVoid();
   }
 
@@ -191,9 +173,9 @@ private:
   /// below the chain as is.
   void emitMark(const isl::ast_node &n) {
     MarkedNode marked = unwrapMarks(n);
-    const isl::ast_node &child = marked.node;
-    if (isl_ast_node_get_type(child.get()) != isl_ast_node_for)
-      return emitNode(child);
+    if (!marked.node.isa<isl::ast_node_for>())
+      return emitNode(marked.node);
+    auto child = marked.node.as<isl::ast_node_for>();
     if (threads_ && marked.parallel)
       if (auto bound = unitStepUpperBound(child))
         return emitParallelFor(child, bound->first, bound->second, marked.vectorWidth);
@@ -201,10 +183,9 @@ private:
   }
 
   /// nasc_parallel_for(body, ctx, init, upper bound (exclusive), threads).
-  void emitParallelFor(const isl::ast_node &loop, const isl::ast_expr &bound, bool inclusive,
+  void emitParallelFor(const isl::ast_node_for &loop, const isl::ast_expr &bound, bool inclusive,
                        std::optional<int> vectorWidth) {
-    llvm::Value *lb =
-        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(loop.get())), iterators_);
+    llvm::Value *lb = emitAstExpr(builder_, loop.init(), iterators_);
     llvm::Value *ub = emitAstExpr(builder_, bound, iterators_);
     if (inclusive)
       ub = builder_.CreateNSWAdd(ub, builder_.getInt64(1));
@@ -228,37 +209,27 @@ private:
   }
 
   void emitNode(const isl::ast_node &n) {
-    switch (isl_ast_node_get_type(n.get())) {
-    case isl_ast_node_for:
-      return emitFor(n);
-    case isl_ast_node_if:
-      return emitIf(n);
-    case isl_ast_node_block:
-      for (const isl::ast_node &child : blockChildren(n))
+    if (n.isa<isl::ast_node_for>())
+      return emitFor(n.as<isl::ast_node_for>());
+    if (n.isa<isl::ast_node_if>())
+      return emitIf(n.as<isl::ast_node_if>());
+    if (n.isa<isl::ast_node_block>()) {
+      for (const isl::ast_node &child : blockChildren(n.as<isl::ast_node_block>()))
         emitNode(child);
       return;
-    case isl_ast_node_mark:
-      return emitMark(n);
-    case isl_ast_node_user:
-      return emitUser(isl::manage(isl_ast_node_user_get_expr(n.get())));
-    default:
-      throw Error("kernel " + kernel_.name + ": invalid isl AST node");
     }
+    if (n.isa<isl::ast_node_mark>())
+      return emitMark(n);
+    if (n.isa<isl::ast_node_user>())
+      return emitUser(n.as<isl::ast_node_user>().expr());
+    throw Error("kernel " + kernel_.name + ": invalid isl AST node");
   }
 
-  void emitFor(const isl::ast_node &n, std::optional<int> vectorWidth = std::nullopt) {
-    std::string name = idName(forIterator(n));
-    llvm::Value *init =
-        emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_init(n.get())), iterators_);
+  void emitFor(const isl::ast_node_for &n, std::optional<int> vectorWidth = std::nullopt) {
+    llvm::Value *init = emitAstExpr(builder_, n.init(), iterators_);
     emitLoop(
-        name, init,
-        [&] {
-          return emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_cond(n.get())), iterators_);
-        },
-        [&] {
-          return emitAstExpr(builder_, isl::manage(isl_ast_node_for_get_inc(n.get())), iterators_);
-        },
-        isl::manage(isl_ast_node_for_get_body(n.get())), vectorWidth);
+        iteratorName(n), init, [&] { return emitAstExpr(builder_, n.cond(), iterators_); },
+        [&] { return emitAstExpr(builder_, n.inc(), iterators_); }, n.body(), vectorWidth);
   }
 
   /// `for (name = init; cond(); name += inc()) inner` as header (phi, cond), body, latch, exit;
@@ -302,20 +273,19 @@ private:
     return previous;
   }
 
-  void emitIf(const isl::ast_node &n) {
-    llvm::Value *cond =
-        emitAstExpr(builder_, isl::manage(isl_ast_node_if_get_cond(n.get())), iterators_);
-    bool hasElse = isl_ast_node_if_has_else_node(n.get()) == isl_bool_true;
+  void emitIf(const isl::ast_node_if &n) {
+    llvm::Value *cond = emitAstExpr(builder_, n.cond(), iterators_);
+    bool hasElse = n.has_else_node();
     llvm::BasicBlock *thenBlock = newBlock("then");
     llvm::BasicBlock *elseBlock = hasElse ? newBlock("else") : nullptr;
     llvm::BasicBlock *join = newBlock("endif");
     builder_.CreateCondBr(cond, thenBlock, hasElse ? elseBlock : join);
     builder_.SetInsertPoint(thenBlock);
-    emitNode(isl::manage(isl_ast_node_if_get_then_node(n.get())));
+    emitNode(n.then_node());
     builder_.CreateBr(join);
     if (hasElse) {
       builder_.SetInsertPoint(elseBlock);
-      emitNode(isl::manage(isl_ast_node_if_get_else_node(n.get())));
+      emitNode(n.else_node());
       builder_.CreateBr(join);
     }
     builder_.SetInsertPoint(join);
@@ -323,24 +293,23 @@ private:
 
   /// A user node `Sname(e_0, ..., e_{d-1})`: one instance of statement Sname.
   void emitUser(const isl::ast_expr &call) {
-    if (isl_ast_expr_get_type(call.get()) != isl_ast_expr_op ||
-        isl_ast_expr_op_get_type(call.get()) != isl_ast_expr_op_call)
+    if (!call.isa<isl::ast_expr_op>() || !call.as<isl::ast_expr_op>().isa<isl::ast_expr_op_call>())
       throw Error("kernel " + kernel_.name + ": isl AST user node '" + call.to_C_str() +
                   "' is not a statement call");
-    std::string name = idName(isl::manage(isl_ast_expr_op_get_arg(call.get(), 0)));
+    auto op = call.as<isl::ast_expr_op>();
+    std::string name = idName(op.arg(0));
     auto found = statements_.find(name);
     if (found == statements_.end())
       throw Error("kernel " + kernel_.name + ": isl AST calls unknown statement '" + name + "'");
     const ir::Statement &st = *found->second;
-    isl_size args = isl_ast_expr_op_get_n_arg(call.get()) - 1;
-    if (args < 0 || static_cast<size_t>(args) != st.depth())
+    size_t args = op.n_arg() - 1;
+    if (args != st.depth())
       throw Error("kernel " + kernel_.name + ": isl AST passes " + std::to_string(args) +
                   " iterator values to statement " + name + " of depth " +
                   std::to_string(st.depth()));
     std::vector<llvm::Value *> values;
-    for (isl_size i = 0; i < args; ++i)
-      values.push_back(emitAstExpr(
-          builder_, isl::manage(isl_ast_expr_op_get_arg(call.get(), i + 1)), iterators_));
+    for (size_t i = 1; i <= args; ++i)
+      values.push_back(emitAstExpr(builder_, op.arg(static_cast<int>(i)), iterators_));
     emitStatement(builder_, st, tensors_, values);
   }
 

@@ -219,7 +219,8 @@ private:
   llvm::Function *run_ = nullptr;
   llvm::FunctionCallee profileHook_;
   std::vector<llvm::Value *> pointers_;
-  std::map<std::pair<std::string, isl_ast_node *>, KernelFunction> functions_;
+  /// Emitted kernel functions by kernel structure key and address of the isl AST object.
+  std::map<std::pair<std::string, const void *>, KernelFunction> functions_;
 };
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "ir/Kernel.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <sstream>
@@ -88,6 +89,16 @@ Expr Expr::binary(Op op, Expr lhs, Expr rhs) {
   e.op = op;
   e.args = {std::move(lhs), std::move(rhs)};
   return e;
+}
+
+std::vector<const Access *> loadsOf(const Expr &e) {
+  std::vector<const Access *> loads;
+  forEachLoad(e, [&](const Access &a) { loads.push_back(&a); });
+  return loads;
+}
+
+bool Statement::hasReduction() const {
+  return std::any_of(reduction.begin(), reduction.end(), [](bool r) { return r; });
 }
 
 namespace {

@@ -57,6 +57,18 @@ struct Expr {
                        const std::vector<std::string> &tensorNames) const;
 };
 
+/// Calls `visit` on the Access of every Load in `e` (an Expr, const or not), in tree order
+/// (left operand first).
+template <typename ExprT, typename Visit> void forEachLoad(ExprT &e, const Visit &visit) {
+  if (e.op == Expr::Op::Load)
+    visit(e.access);
+  for (auto &arg : e.args)
+    forEachLoad(arg, visit);
+}
+
+/// The accesses of the Loads in `e`, in tree order.
+std::vector<const Access *> loadsOf(const Expr &e);
+
 /// How a statement combines its value with the element it writes:
 /// Assign: W = v;  Add: W = W + v;  Max: W = max(W, v).  Add and Max read W too.
 enum class Update { Assign, Add, Max };
@@ -75,6 +87,12 @@ struct Statement {
   Expr value;
 
   size_t depth() const { return iterators.size(); }
+  /// Whether iterator `d` is a reduction dimension (false for d outside 0 .. depth() - 1).
+  bool reducesOver(int64_t d) const {
+    return d >= 0 && static_cast<size_t>(d) < reduction.size() && reduction[static_cast<size_t>(d)];
+  }
+  /// Whether any iterator is a reduction dimension.
+  bool hasReduction() const;
 };
 
 /// A tensor used by a kernel: row-major, float32, `shape` in elements. `name` is a C identifier.

@@ -2,17 +2,16 @@
 
 #include "ir/Error.h"
 
+#include <algorithm>
+
 namespace nasc::poly {
 
 namespace {
 
 bool loadsTensor(const ir::Expr &e, int tensor) {
-  if (e.op == ir::Expr::Op::Load && e.access.tensor == tensor)
-    return true;
-  for (const auto &a : e.args)
-    if (loadsTensor(a, tensor))
-      return true;
-  return false;
+  const std::vector<const ir::Access *> loads = ir::loadsOf(e);
+  return std::any_of(loads.begin(), loads.end(),
+                     [&](const ir::Access *a) { return a->tensor == tensor; });
 }
 
 bool indexUsesReductionDim(const ir::Statement &st) {

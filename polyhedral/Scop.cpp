@@ -2,6 +2,7 @@
 
 #include "ir/Error.h"
 #include "polyhedral/FullTiles.h"
+#include "polyhedral/IslExtras.h"
 #include "polyhedral/ParallelLoops.h"
 
 #include <isl/options.h>
@@ -66,13 +67,6 @@ isl::map accessRelation(const isl::space &space, const isl::set &domain, const i
   return isl::map(isl::manage(isl_map_from_multi_aff(ma.release()))).intersect_domain(domain);
 }
 
-void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
-  if (e.op == ir::Expr::Op::Load)
-    out.push_back(&e.access);
-  for (const auto &a : e.args)
-    collectLoads(a, out);
-}
-
 isl::schedule statementSchedule(const isl::space &space, const isl::set &domain) {
   isl::multi_aff identity = isl::multi_aff::identity_on_domain(space);
   isl::schedule schedule = isl::schedule::from_domain(isl::union_set(domain));
@@ -80,10 +74,6 @@ isl::schedule statementSchedule(const isl::space &space, const isl::set &domain)
     return schedule;
   isl::multi_union_pw_aff band{isl::multi_pw_aff{isl::pw_multi_aff{identity}}};
   return schedule.root().child(0).insert_partial_schedule(band).schedule();
-}
-
-isl::schedule sequence(const isl::schedule &a, const isl::schedule &b) {
-  return isl::manage(isl_schedule_sequence(a.copy(), b.copy()));
 }
 
 } // namespace
@@ -101,9 +91,7 @@ Scop buildScop(isl::ctx ctx, const ir::Kernel &kernel) {
     scop.writes = scop.writes.unite(isl::union_map(write));
     if (st.update != ir::Update::Assign)
       scop.reads = scop.reads.unite(isl::union_map(write));
-    std::vector<const ir::Access *> loads;
-    collectLoads(st.value, loads);
-    for (const ir::Access *load : loads)
+    for (const ir::Access *load : ir::loadsOf(st.value))
       scop.reads =
           scop.reads.unite(isl::union_map(accessRelation(space, domain, kernel, st, *load)));
     isl::schedule s = statementSchedule(space, domain);

@@ -4,21 +4,14 @@
 #include "compiler/nas/ConvLayer.h"
 #include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
+#include "ir/ops/OpDef.h"
 #include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
-#include <set>
 
 namespace nasc::nas {
 
 namespace {
-
-/// The elementwise ops and the pools: their output channel c depends on input channel c only.
-bool isPerChannel(const std::string &op) {
-  static const std::set<std::string> pools{"MaxPool", "AveragePool", "GlobalAveragePool",
-                                           "GlobalMaxPool"};
-  return elementwiseOps().count(op) || pools.count(op);
-}
 
 /// The entries of `t` whose index along `axis` is in `keep`, in that order.
 ir::Tensor gather(const ir::Tensor &t, size_t axis, const std::vector<int64_t> &keep) {
@@ -83,7 +76,7 @@ struct Bottleneck {
       for (size_t input = 1; input < 5; ++input)
         gatherInitializer(graph, ownInitializer(node, input), 0, keep);
       follow(node, node.outputs.at(0), keep);
-    } else if (isPerChannel(node.op_type)) {
+    } else if (ir::opHas(node.op_type, &ir::OpDef::perChannel)) {
       follow(node, node.outputs.at(0), keep);
     } else if (node.op_type == "Conv") {
       if (node.getInt("group", 1) != 1)

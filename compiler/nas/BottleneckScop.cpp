@@ -2,6 +2,7 @@
 
 #include "compiler/nas/NeuralStep.h"
 #include "compiler/transforms/KernelEdit.h"
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 
@@ -46,7 +47,7 @@ std::vector<std::string> narrowedConsumers(const ir::Graph &graph, const ir::Gra
 ScopRelations narrowScop(const poly::Scop &scop, const std::string &iterator, int64_t extent) {
   isl::union_set domain = isl::union_set::empty(scop.domain.ctx());
   scop.domain.foreach_set([&](isl::set set) {
-    const int dim = isl_set_find_dim_by_name(set.get(), isl_dim_set, iterator.c_str());
+    const int dim = poly::dimIndex(set, iterator);
     if (dim >= 0)
       set = set.intersect(dimRange(set.space(), dim, 0, extent));
     domain = domain.unite(isl::union_set(set));

@@ -63,12 +63,6 @@ std::vector<int64_t> outputExtents(const ir::Graph &graph, const ConvLayer &conv
   return {y.begin() + 2, y.end()};
 }
 
-const std::set<std::string> &elementwiseOps() {
-  static const std::set<std::string> ops{"Relu", "Clip",     "LeakyRelu", "Sigmoid",
-                                         "Tanh", "Identity", "Dropout"};
-  return ops;
-}
-
 namespace {
 
 /// Whether `value` is written by a Conv and read only by one node.

@@ -4,7 +4,6 @@
 #include "ir/Graph.h"
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,6 @@ ConvLayer convLayer(const ir::Graph &graph, const std::string &name, const std::
 /// "model.onnx: node 'conv1' (Conv): group(4): <why>", the message of a refused transformation.
 std::string refusal(const ir::Graph &graph, const ir::Node &node, const std::string &transform,
                     const std::string &why);
-
-/// The ops that apply one function to each element of their first input, keeping its shape
-/// (Relu, Clip, LeakyRelu, Sigmoid, Tanh, Identity, Dropout): a change of the channels or of the
-/// resolution of their input passes through them unchanged.
-const std::set<std::string> &elementwiseOps();
 
 /// The value a Conv's layer produces: the Conv's output, or, when its only reader is a Concat
 /// whose inputs are all such Conv outputs (the parts of seq1 / seq2 / seq3 that replaced one

@@ -23,10 +23,12 @@ struct ModelCost {
   int64_t params = 0;
 };
 
-/// FLOP and trainable parameters of `graph` (static shapes, ir::prepareForTraining), counting,
-/// as PyTorch's `parameters()` and the usual multiply-accumulate convention (thop, the NAS papers):
+/// FLOP and trainable parameters of `graph` (static shapes, ir::prepareForTraining), from each
+/// op's ir::OpDef::flops and parameterInputs, counting as PyTorch's `parameters()` and the usual
+/// multiply-accumulate convention (thop, the NAS papers):
 ///  - Conv, X (N, C, ...), W (K, C/G, k...), Y (N, K, o...): 2·N·K·Πo·(C/G)·Πk FLOP; W and B;
 ///  - Gemm, A (M, F), Y (M, P): 2·M·F·P FLOP; B and C;
+///  - MatMul, A (M, K), B (K, N): 2·M·K·N FLOP; A and B when initializers;
 ///  - BatchNormalization: no FLOP (foldable into the Conv); scale and B (running mean and
 ///    variance are statistics, not parameters).
 /// Other ops count nothing. Parameters are initializer elements; one read by several nodes is

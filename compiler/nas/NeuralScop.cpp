@@ -1,9 +1,11 @@
 #include "compiler/nas/NeuralScop.h"
 
+#include "compiler/transforms/ConvStatement.h"
 #include "compiler/transforms/KernelEdit.h"
 #include "ir/Error.h"
 #include "ir/lower/Lower.h"
 #include "ir/passes/Passes.h"
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,35 +15,15 @@ namespace nasc::nas {
 
 namespace {
 
-std::string tupleName(const isl::map &map, isl_dim_type type) {
-  return isl_map_get_tuple_name(map.get(), type);
-}
-
-std::string tupleName(const isl::set &set) { return isl_set_get_tuple_name(set.get()); }
-
 bool grouped(const ChannelPart &part) { return part.groups > 1; }
 
-bool isReduction(const ir::Statement &st, int d) {
-  return d >= 0 && static_cast<size_t>(d) < st.reduction.size() &&
-         st.reduction[static_cast<size_t>(d)];
-}
-
 /// `st` as the reduction statement of a dense convolution O[n, k, ...] += I[n, c, ...] ·
-/// W[k, c, ...]: an Add update of the product of two loads whose channel indices are plain
-/// iterators, k not marked as a reduction iterator, c marked as one; nullopt otherwise.
+/// W[k, c, ...] (compiler::matchConvolution without a group iterator); nullopt otherwise.
 std::optional<Reduction> denseConvolution(const ir::Statement &st) {
-  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
-      st.value.args.size() != 2 || st.value.args[0].op != ir::Expr::Op::Load ||
-      st.value.args[1].op != ir::Expr::Op::Load)
+  compiler::ConvStatement conv;
+  if (!compiler::matchConvolution(st, conv).empty() || conv.group)
     return std::nullopt;
-  const ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
-  if (o.index.size() < 2 || i.index.size() < 2 || w.index.size() < 2)
-    return std::nullopt;
-  const int k = compiler::plainIterator(o.index[1]), c = compiler::plainIterator(w.index[1]);
-  if (k < 0 || isReduction(st, k) || !isReduction(st, c) ||
-      compiler::plainIterator(w.index[0]) != k || compiler::plainIterator(i.index[1]) != c)
-    return std::nullopt;
-  return Reduction{&st, k, c};
+  return Reduction{&st, static_cast<int>(conv.k), static_cast<int>(conv.c)};
 }
 
 /// The set space of the rewritten statement: S[n, g, kg, o..., cg, r...], or the statement's own
@@ -74,8 +56,7 @@ isl::multi_aff partToDense(const isl::space &from, const isl::space &dense, cons
     else
       list = list.add(it);
   }
-  isl::space space = isl::manage(isl_space_map_from_domain_and_range(from.copy(), dense.copy()));
-  return isl::multi_aff(space, list);
+  return isl::multi_aff(poly::mapSpace(from, dense), list);
 }
 
 /// 0 <= g < G, 0 <= kg < count/G, 0 <= cg < C/G (0 <= k < count when G = 1).
@@ -102,11 +83,9 @@ isl::map packWeight(const isl::space &weightSpace, const Reduction &r, const Cha
 /// `relations` with equalities detected, coalesced, and without redundant constraints (the bounds
 /// that the preimage of the old domain repeats), as isl prints them most simply.
 ScopRelations withoutRedundancies(const ScopRelations &relations) {
-  return {isl::manage(isl_union_set_remove_redundancies(relations.domain.coalesce().release())),
-          isl::manage(isl_union_map_remove_redundancies(
-              relations.reads.detect_equalities().coalesce().release())),
-          isl::manage(isl_union_map_remove_redundancies(
-              relations.writes.detect_equalities().coalesce().release()))};
+  return {poly::withoutRedundancies(relations.domain.coalesce()),
+          poly::withoutRedundancies(relations.reads.detect_equalities().coalesce()),
+          poly::withoutRedundancies(relations.writes.detect_equalities().coalesce())};
 }
 
 /// The accesses of statement `name` in `accesses` pulled back through `m` and then through
@@ -116,7 +95,7 @@ isl::union_map pullBack(const isl::union_map &accesses, const std::string &name,
   isl::union_map pulled = isl::union_map::empty(accesses.ctx());
   isl::union_map others = pulled;
   accesses.foreach_map([&](isl::map access) {
-    if (tupleName(access, isl_dim_in) == name)
+    if (poly::domainTupleName(access) == name)
       pulled = pulled.unite(isl::union_map(access.preimage_domain(m)));
     else
       others = others.unite(isl::union_map(access));
@@ -169,11 +148,11 @@ ScopRelations rewriteChannels(const ScopRelations &relations, const Reduction &r
 
 ScopRelations rewriteStatement(const ScopRelations &relations, const isl::multi_aff &m,
                                const isl::set &bounds, const isl::union_map &tensors) {
-  const std::string name = isl_multi_aff_get_tuple_name(m.get(), isl_dim_out);
+  const std::string name = poly::rangeTupleName(m);
   isl::union_set domain =
       isl::union_set(statementDomain(relations, name).preimage(m).intersect(bounds));
   relations.domain.foreach_set([&](isl::set set) {
-    if (tupleName(set) != name)
+    if (poly::tupleName(set) != name)
       domain = domain.unite(isl::union_set(set));
   });
   return withoutRedundancies(
@@ -192,13 +171,7 @@ isl::union_map copySources(const ScopRelations &copy) {
 
 isl::space statementSpace(isl::ctx ctx, const std::string &name,
                           const std::vector<std::string> &iterators) {
-  isl_space *space = isl::space::unit(ctx)
-                         .add_named_tuple(name, static_cast<unsigned>(iterators.size()))
-                         .release();
-  for (size_t i = 0; i < iterators.size(); ++i)
-    space =
-        isl_space_set_dim_name(space, isl_dim_set, static_cast<unsigned>(i), iterators[i].c_str());
-  return isl::manage(space);
+  return poly::namedSetSpace(ctx, name, iterators);
 }
 
 isl::space tensorSpace(isl::ctx ctx, const std::string &name, unsigned rank) {
@@ -207,9 +180,7 @@ isl::space tensorSpace(isl::ctx ctx, const std::string &name, unsigned rank) {
 
 isl::map tensorMap(isl::multi_aff m, const std::string &to) {
   isl::space range = tensorSpace(m.ctx(), to, m.size());
-  const isl::space space = isl::manage(
-      isl_space_map_from_domain_and_range(m.space().domain().release(), range.release()));
-  return isl::multi_aff(space, m.list()).as_map();
+  return isl::multi_aff(poly::mapSpace(m.space().domain(), range), m.list()).as_map();
 }
 
 ScopRelations emptyRelations(isl::ctx ctx) {
@@ -221,7 +192,7 @@ ScopRelations relationsOf(const poly::Scop &scop) { return {scop.domain, scop.re
 isl::set statementDomain(const ScopRelations &relations, const std::string &name) {
   isl::set found;
   relations.domain.foreach_set([&](isl::set set) {
-    if (tupleName(set) == name)
+    if (poly::tupleName(set) == name)
       found = set;
   });
   if (found.is_null())
@@ -232,7 +203,7 @@ isl::set statementDomain(const ScopRelations &relations, const std::string &name
 ScopRelations statementOnly(const ScopRelations &relations, const std::string &name) {
   isl::union_set domain = isl::union_set::empty(relations.domain.ctx());
   relations.domain.foreach_set([&](isl::set set) {
-    if (tupleName(set) == name)
+    if (poly::tupleName(set) == name)
       domain = isl::union_set(set);
   });
   return {domain, relations.reads.intersect_domain(domain),
@@ -282,7 +253,7 @@ void checkInsideTensors(const ScopRelations &relations,
                         const std::map<std::string, ir::Shape> &shapes) {
   const isl::union_set touched = relations.reads.unite(relations.writes).range();
   touched.foreach_set([&](isl::set elements) {
-    const std::string tensor = tupleName(elements);
+    const std::string tensor = poly::tupleName(elements);
     auto shape = shapes.find(tensor);
     if (shape == shapes.end())
       throw Error("access to unknown tensor '" + tensor + "'");

@@ -8,7 +8,7 @@ namespace {
 
 /// `relations` (one statement) restricted to its output channels [begin, end) (iterator `k`).
 ScopRelations channelRange(const ScopRelations &relations, int k, int64_t begin, int64_t end) {
-  const isl::set domain = isl::manage(isl_set_from_union_set(relations.domain.copy()));
+  const isl::set domain = relations.domain.as_set();
   const isl::union_set part(domain.intersect(dimRange(domain.space(), k, begin, end)));
   return {part, relations.reads.intersect_domain(part), relations.writes.intersect_domain(part)};
 }

@@ -4,6 +4,7 @@
 #include "compiler/nas/NeuralRegistry.h"
 #include "compiler/nas/NeuralStep.h"
 #include "compiler/nas/SpatialBottleneckScop.h"
+#include "ir/ops/OpDef.h"
 #include "ir/passes/GraphEdit.h"
 #include "ir/passes/WindowGeometry.h"
 
@@ -54,8 +55,8 @@ std::string expansionPoint(const ir::Graph &graph, std::string value) {
     if (consumers.size() != 1)
       break;
     const ir::Node &next = graph.nodes[consumers[0]];
-    const bool commutes =
-        next.op_type == "BatchNormalization" || elementwiseOps().count(next.op_type) != 0;
+    const bool commutes = next.op_type == "BatchNormalization" ||
+                          ir::opHas(next.op_type, &ir::OpDef::unaryElementwise);
     if (!commutes || next.inputs.at(0) != value || next.outputs.size() != 1)
       break;
     value = next.outputs[0];

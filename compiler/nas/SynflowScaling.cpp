@@ -1,12 +1,12 @@
 #include "compiler/nas/SynflowScaling.h"
 
 #include "ir/Error.h"
+#include "ir/ops/OpDef.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <set>
 
 namespace nasc::nas {
 
@@ -203,9 +203,6 @@ private:
   }
 
   void scaleNode(const ir::Node &node) {
-    static const std::set<std::string> homogeneous = {
-        "Relu",    "MaxPool", "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "Identity",
-        "Dropout", "Slice",   "Resize"};
     if (node.op_type == "Conv")
       conv(node);
     else if (node.op_type == "Gemm")
@@ -215,7 +212,7 @@ private:
     else if (node.op_type == "BatchNormalization") {
       logScales_[node.outputs.at(0)] = logScale(node.inputs.at(0));
       push({node.name, "Identity", {node.inputs.at(0)}, {node.outputs.at(0)}, {}});
-    } else if (homogeneous.count(node.op_type)) {
+    } else if (ir::opHas(node.op_type, &ir::OpDef::homogeneous)) {
       logScales_[node.outputs.at(0)] = logScale(node.inputs.at(0));
       push(node);
     } else if (node.op_type == "Constant")

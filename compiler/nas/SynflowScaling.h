@@ -24,9 +24,8 @@ struct ScaledGraph {
 ///  - Add: λ_Y = Σ λ of its operands, Concat: λ_Y = max λ of its operands; each input operand v
 ///    is multiplied by λ_v / λ_Y (Reshape to (1, 1, 1, n), a 1x1 Conv with that weight, Reshape
 ///    back to (1, dims of v after the batch); an initializer operand is scaled in its copy);
-///  - Relu, MaxPool, AveragePool, GlobalAveragePool, Flatten, Reshape, Identity, Dropout, Slice,
-///    Resize, BatchNormalization (the Identity): λ_Y = λ_X (positively homogeneous); Constant:
-///    λ = 1.
+///  - the ops marked ir::OpDef::homogeneous (Relu, the pools, the reshaping ops, Identity,
+///    Dropout, Slice, Resize) and BatchNormalization (the Identity): λ_Y = λ_X; Constant: λ = 1.
 /// The copy holds the initializers its nodes read; Conv weights keep their names, Conv biases,
 /// Gemm's B and C and an Add's / Concat's initializer operands get new ones; added nodes and
 /// values are named "synflow_scale:<value>...". The copy's gradients w.r.t. the

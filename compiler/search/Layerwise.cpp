@@ -41,10 +41,11 @@ struct ConvGroup {
   double flops = 0;
 };
 
-/// The searchable Convs of `original` grouped by workload and place, by total FLOP, largest first.
+/// The `searchable` Convs of `original` grouped by workload and place, by total FLOP, largest
+/// first.
 std::vector<ConvGroup> convGroups(const ir::Graph &original,
+                                  const std::vector<std::string> &searchable,
                                   const std::vector<ConvWorkload> &convs) {
-  const std::vector<std::string> searchable = searchableConvs(original);
   std::vector<ConvGroup> groups;
   std::map<std::string, size_t> byKey;
   for (const ConvWorkload &conv : convs) {
@@ -81,9 +82,9 @@ nas::NeuralStep onNode(nas::NeuralStep step, const std::string &node) {
 } // namespace
 
 Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
-    : original_(original), options_(options) {
+    : original_(original), searchable_(searchableConvs(original)), options_(options) {
   const std::vector<ConvWorkload> convs = convWorkloads(original);
-  const std::vector<ConvGroup> groups = convGroups(original, convs);
+  const std::vector<ConvGroup> groups = convGroups(original, searchable_, convs);
   std::vector<std::vector<nas::NeuralStep>> steps(groups.size());
   size_t rounds = 0;
   for (size_t w = 0; w < groups.size(); ++w) {
@@ -110,7 +111,7 @@ Candidate Layerwise::compose(const std::vector<std::vector<const LayerStep *>> &
       for (const std::string &member : ranked[w][choice[w]]->members)
         chosen.emplace(member, onNode(ranked[w][choice[w]]->step, member));
   Candidate candidate{{}, original_, {}};
-  for (const std::string &node : searchableConvs(original_))
+  for (const std::string &node : searchable_)
     if (auto step = chosen.find(node); step != chosen.end())
       addStep(candidate, step->second);
   return candidate;

@@ -74,6 +74,7 @@ private:
                     const std::vector<size_t> &choice) const;
 
   const ir::Graph &original_;
+  std::vector<std::string> searchable_; ///< searchableConvs(original_), computed once.
   LayerwiseOptions options_;
   std::vector<LayerStep> layerSteps_;
   std::vector<size_t> groupOf_; ///< Per layer step, its group's index (first-seen order).

@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/PrimitiveErrors.h"
 #include "compiler/transforms/TransformErrors.h"
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,10 +14,7 @@ namespace {
 
 std::vector<std::string> statementNames(const isl::union_set &domain) {
   std::vector<std::string> names;
-  domain.foreach_set([&](isl::set s) {
-    const char *name = isl_set_get_tuple_name(s.get());
-    names.push_back(name ? name : "");
-  });
+  domain.foreach_set([&](isl::set s) { names.push_back(poly::tupleName(s)); });
   return names;
 }
 
@@ -64,7 +62,7 @@ isl::schedule_node_band statementBand(const poly::Scop &scop, const std::string 
 }
 
 std::vector<std::string> statementsUnder(const isl::schedule_node &node) {
-  return statementNames(isl::manage(isl_schedule_node_get_domain(node.get())));
+  return statementNames(poly::nodeDomain(node));
 }
 
 } // namespace nasc::compiler

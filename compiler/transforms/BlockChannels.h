@@ -13,6 +13,7 @@
 // so its vector of x channels is one contiguous load of I' per window point.
 #pragma once
 
+#include "compiler/transforms/TransformErrors.h"
 #include "ir/Error.h"
 #include "ir/Program.h"
 
@@ -27,9 +28,9 @@ namespace nasc::compiler {
 /// weights are not a constant, a block does not fit its channels (per group), or another
 /// statement accesses the blocked tensor in a way the split cannot follow. `what()` says
 /// which.
-class NotBlockable : public Error {
+class NotBlockable : public ScheduleRefusal {
 public:
-  explicit NotBlockable(const std::string &message) : Error(message) {}
+  explicit NotBlockable(const std::string &message) : ScheduleRefusal(message) {}
 };
 
 /// The input channel block used when none is given: the largest divisor of `channels` that is

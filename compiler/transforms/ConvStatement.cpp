@@ -8,10 +8,6 @@ namespace nasc::compiler {
 
 namespace {
 
-bool isReduction(const ir::Statement &st, size_t d) {
-  return d < st.reduction.size() && st.reduction[d];
-}
-
 /// The iterators with a nonzero coefficient in `e`.
 std::vector<size_t> iteratorsOf(const ir::AffineExpr &e) {
   std::vector<size_t> found;
@@ -55,13 +51,13 @@ std::string matchChannels(const ir::Statement &st, const ir::AffineExpr &eo,
     conv.k = otherIterator(eo, shared[0]);
     conv.c = otherIterator(ei, shared[0]);
     if (!isGroupIndex(st, eo, shared[0], conv.k) || !isGroupIndex(st, ei, shared[0], conv.c) ||
-        isReduction(st, shared[0]))
+        st.reducesOver(shared[0]))
       return form + "Kg·g + k' and Cg·g + c' (Kg, Cg the extents of k', c')";
     conv.groups = st.extents[shared[0]];
   }
-  if (isReduction(st, conv.k))
+  if (st.reducesOver(conv.k))
     return "its output channel index " + eo.toString(st.iterators) + " uses a reduction iterator";
-  if (!isReduction(st, conv.c))
+  if (!st.reducesOver(conv.c))
     return "its input channel index " + ei.toString(st.iterators) +
            " does not use a reduction iterator";
   conv.outPerGroup = st.extents[conv.k];
@@ -86,17 +82,23 @@ bool usedOutsideChannels(const ir::Statement &st, size_t d) {
   return uses(o, 0, 1) || uses(i, 0, 1) || uses(w, 2, w.index.size());
 }
 
+/// Whether `st` is O += A · B with A and B loads.
+bool isProductUpdate(const ir::Statement &st) {
+  return st.update == ir::Update::Add && st.value.op == ir::Expr::Op::Mul &&
+         st.value.args.size() == 2 && st.value.args[0].op == ir::Expr::Op::Load &&
+         st.value.args[1].op == ir::Expr::Op::Load;
+}
+
+const char *const kNotProduct = "it is not an Add update of a product of two loads (O += I · W)";
+
 } // namespace
 
-std::string matchConvStatement(const ir::Statement &st, ConvStatement &conv) {
-  if (st.update != ir::Update::Add || st.value.op != ir::Expr::Op::Mul ||
-      st.value.args.at(0).op != ir::Expr::Op::Load || st.value.args.at(1).op != ir::Expr::Op::Load)
-    return "it is not an Add update of a product of two loads (O += I · W)";
-  if (!st.constraints.empty())
-    return "its domain is not a box (apply pad_input first)";
+std::string matchConvolution(const ir::Statement &st, ConvStatement &conv) {
+  if (!isProductUpdate(st))
+    return kNotProduct;
   const ir::Access &o = st.write, &i = st.value.args[0].access, &w = st.value.args[1].access;
-  if (o.index.size() != 4 || i.index.size() != 4 || w.index.size() != 4)
-    return "its output, input and weights are not 4-d (NCHW, NCHW, OIHW)";
+  if (o.index.size() < 3 || i.index.size() != o.index.size() || w.index.size() != o.index.size())
+    return "its output, input and weights are not of one rank >= 3 (N x C x spatial...)";
   ConvStatement match;
   match.out = o.tensor;
   match.in = i.tensor;
@@ -112,6 +114,17 @@ std::string matchConvStatement(const ir::Statement &st, ConvStatement &conv) {
     return "its group iterator " + st.iterators[*match.group] + " indexes more than the channels";
   conv = match;
   return "";
+}
+
+std::string matchConvStatement(const ir::Statement &st, ConvStatement &conv) {
+  if (!isProductUpdate(st))
+    return kNotProduct;
+  if (!st.constraints.empty())
+    return "its domain is not a box (apply pad_input first)";
+  if (st.write.index.size() != 4 || st.value.args[0].access.index.size() != 4 ||
+      st.value.args[1].access.index.size() != 4)
+    return "its output, input and weights are not 4-d (NCHW, NCHW, OIHW)";
+  return matchConvolution(st, conv);
 }
 
 } // namespace nasc::compiler

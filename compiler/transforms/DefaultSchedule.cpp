@@ -24,21 +24,6 @@ namespace nasc::compiler {
 
 namespace {
 
-bool isReductionDim(const ir::Statement &st, size_t d) {
-  return d < st.reduction.size() && st.reduction[d];
-}
-
-bool hasReductionDims(const ir::Statement &st) {
-  return std::any_of(st.reduction.begin(), st.reduction.end(), [](bool r) { return r; });
-}
-
-void collectLoads(const ir::Expr &e, std::vector<const ir::Access *> &out) {
-  if (e.op == ir::Expr::Op::Load)
-    out.push_back(&e.access);
-  for (const ir::Expr &arg : e.args)
-    collectLoads(arg, out);
-}
-
 bool usesIterator(const ir::Access &access, size_t d) {
   return std::any_of(access.index.begin(), access.index.end(), [d](const ir::AffineExpr &e) {
     return d < e.coeffs.size() && e.coeffs[d] != 0;
@@ -48,8 +33,7 @@ bool usesIterator(const ir::Access &access, size_t d) {
 /// Whether every load that uses iterator `d` moves by 1 element per iteration of it (it is the
 /// last index, with coefficient 1): a vector over `d` then reads contiguous elements.
 bool unitStride(const ir::Statement &st, size_t d) {
-  std::vector<const ir::Access *> loads;
-  collectLoads(st.value, loads);
+  const std::vector<const ir::Access *> loads = ir::loadsOf(st.value);
   return std::all_of(loads.begin(), loads.end(), [d](const ir::Access *a) {
     for (size_t i = 0; i + 1 < a->index.size(); ++i)
       if (d < a->index[i].coeffs.size() && a->index[i].coeffs[d] != 0)
@@ -196,8 +180,7 @@ std::optional<BlockIndex> blockIndexOf(const ir::Statement &st, const ir::Access
 const ir::Access &accessTo(const ir::Statement &st, int tensor) {
   if (st.write.tensor == tensor)
     return st.write;
-  std::vector<const ir::Access *> loads;
-  collectLoads(st.value, loads);
+  const std::vector<const ir::Access *> loads = ir::loadsOf(st.value);
   return **std::find_if(loads.begin(), loads.end(),
                         [&](const ir::Access *a) { return a->tensor == tensor; });
 }
@@ -218,12 +201,12 @@ public:
     trace_.node = node;
   }
 
-  /// Appends `step` if it applies; a refusal (a typed nasc::Error) is recorded in the trace's
-  /// `refused` steps. Returns whether it applied.
+  /// Appends `step` if it applies; a refusal (a ScheduleRefusal) is recorded in the trace's
+  /// `refused` steps, any other error (a malformed step) is thrown. Returns whether it applied.
   bool tryStep(const ScheduleStep &step) {
     try {
       current_.schedule = applyStep(current_, deps_, step);
-    } catch (const Error &e) {
+    } catch (const ScheduleRefusal &e) {
       trace_.refused.push_back({step, e.what()});
       return false;
     }
@@ -296,7 +279,7 @@ public:
     std::vector<Member> order, reductions;
     for (const Member &m : band.members())
       if (std::find(inner.begin(), inner.end(), m) == inner.end())
-        (isReductionDim(st, m.dim) ? reductions : order).push_back(m);
+        (st.reducesOver(m.dim) ? reductions : order).push_back(m);
     if (tile->rowsOutside)
       moveRowsAfterOuterOutputs(order, tile->channels, tile->columns);
     if (tile->reductionChunk)
@@ -424,7 +407,7 @@ public:
   void fuseAroundReductions(const ir::Kernel &kernel) {
     const std::vector<ir::Statement> &sts = kernel.statements;
     for (size_t i = 0; i < sts.size(); ++i) {
-      if (!hasReductionDims(sts[i]))
+      if (!sts[i].hasReduction())
         continue;
       const int tensor = sts[i].write.tensor;
       size_t first = i, last = i;
@@ -491,8 +474,7 @@ public:
   /// sts[reduction] loads (pad_input's fill and copy of a conv's input), or `first`.
   static size_t producersBefore(const std::vector<ir::Statement> &sts, size_t first,
                                 size_t reduction) {
-    std::vector<const ir::Access *> loads;
-    collectLoads(sts[reduction].value, loads);
+    const std::vector<const ir::Access *> loads = ir::loadsOf(sts[reduction].value);
     auto loaded = [&](int tensor) {
       return std::any_of(loads.begin(), loads.end(),
                          [&](const ir::Access *a) { return a->tensor == tensor; });
@@ -531,7 +513,7 @@ public:
   static int outerOutputLoops(const ir::Statement &st, const BandMembers &band) {
     int n = 0;
     while (n < static_cast<int>(band.members().size()) &&
-           !isReductionDim(st, band.members()[static_cast<size_t>(n)].dim))
+           !st.reducesOver(band.members()[static_cast<size_t>(n)].dim))
       ++n;
     return n;
   }
@@ -597,7 +579,7 @@ std::optional<size_t> lastOutputDim(const ir::Statement &st, size_t width,
                                     const std::function<bool(size_t)> &wanted) {
   std::optional<size_t> found;
   for (size_t d = 0; d < width; ++d)
-    if (!isReductionDim(st, d) && st.extents[d] > 1 && wanted(d))
+    if (!st.reducesOver(d) && st.extents[d] > 1 && wanted(d))
       found = d;
   return found;
 }
@@ -659,7 +641,7 @@ bool rowsOutsideByTraffic(const ir::Statement &st, const std::vector<const ir::A
   const double weights = weightBytes(st, loads, K, width);
   double rows = 1;
   for (size_t d = 0; d < width; ++d)
-    if (!isReductionDim(st, d) && d != K && d != J &&
+    if (!st.reducesOver(d) && d != K && d != J &&
         std::none_of(loads.begin(), loads.end(), [&](const ir::Access *a) {
           return usesIterator(*a, width) && usesIterator(*a, K) && usesIterator(*a, d);
         }))
@@ -678,7 +660,7 @@ bool windowed(const ir::Statement &st, const std::vector<const ir::Access *> &lo
     for (size_t d = 0; d < e.coeffs.size(); ++d) {
       if (e.coeffs[d] == 0)
         continue;
-      if (!isReductionDim(st, d))
+      if (!st.reducesOver(d))
         output = true;
       else if (st.extents[d] > 1)
         window = true;
@@ -710,7 +692,7 @@ std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
         return usesIterator(*a, width) == along && usesIterator(*a, d);
       });
     };
-    if (!isReductionDim(st, d) || !uses(true) || !uses(false))
+    if (!st.reducesOver(d) || !uses(true) || !uses(false))
       continue;
     const int64_t count = largestDivisor(st.extents[d], kReductionChunk);
     if (count == st.extents[d])
@@ -745,7 +727,7 @@ bool rowsAdjacent(const ir::Statement &st, const ir::Access &access, size_t dim)
   return std::all_of(access.index.begin(), access.index.end(), [&](const ir::AffineExpr &e) {
     int64_t span = 1;
     for (size_t d = 0; d < e.coeffs.size(); ++d)
-      if (d != dim && isReductionDim(st, d))
+      if (d != dim && st.reducesOver(d))
         span += std::abs(e.coeffs[d]) * (st.extents[d] - 1);
     return std::abs(e.coeffs[dim]) <= span;
   });
@@ -785,8 +767,7 @@ std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
 std::optional<RegisterTile> vectorTile(const ir::Statement &st, size_t width,
                                        const codegen::VectorUnit &unit,
                                        const TraceChoices &choices) {
-  std::vector<const ir::Access *> loads;
-  collectLoads(st.value, loads);
+  const std::vector<const ir::Access *> loads = ir::loadsOf(st.value);
   auto anyLoad = [&](const std::function<bool(const ir::Access &)> &f) {
     return std::any_of(loads.begin(), loads.end(), [&](const ir::Access *a) { return f(*a); });
   };
@@ -1058,7 +1039,7 @@ bool keepsNchwLayout(const ir::Statement &st, const codegen::VectorUnit &unit) {
   if (conv.group)
     return conv.inPerGroup == 1 && conv.outPerGroup == 1; // depthwise
   for (size_t d = 0; d < st.depth(); ++d)
-    if (isReductionDim(st, d) && d != conv.c && st.extents[d] != 1)
+    if (st.reducesOver(d) && d != conv.c && st.extents[d] != 1)
       return false; // not 1x1
   std::optional<size_t> jam = defaultJamDimension(st);
   if (!jam || *jam >= width)
@@ -1071,8 +1052,7 @@ std::optional<size_t> defaultJamDimension(const ir::Statement &st) {
   if (order == identityOrder(st.depth()))
     return std::nullopt;
   size_t innermost = static_cast<size_t>(order.back());
-  std::vector<const ir::Access *> loads;
-  collectLoads(st.value, loads);
+  const std::vector<const ir::Access *> loads = ir::loadsOf(st.value);
   std::vector<const ir::Access *> streamed;
   for (const ir::Access *load : loads)
     if (usesIterator(*load, innermost))
@@ -1081,7 +1061,7 @@ std::optional<size_t> defaultJamDimension(const ir::Statement &st) {
   for (size_t d = 0; d < st.depth(); ++d) {
     bool reused = std::none_of(streamed.begin(), streamed.end(),
                                [d](const ir::Access *a) { return usesIterator(*a, d); });
-    if (d == innermost || isReductionDim(st, d) || !reused || streamed.empty() || st.extents[d] < 2)
+    if (d == innermost || st.reducesOver(d) || !reused || streamed.empty() || st.extents[d] < 2)
       continue;
     if (!best || st.extents[d] > st.extents[*best])
       best = d;
@@ -1091,11 +1071,11 @@ std::optional<size_t> defaultJamDimension(const ir::Statement &st) {
 
 std::vector<int> defaultLoopOrder(const ir::Statement &st) {
   std::vector<int> identity = identityOrder(st.depth());
-  if (st.update == ir::Update::Assign || !hasReductionDims(st))
+  if (st.update == ir::Update::Assign || !st.hasReduction())
     return identity;
   std::vector<int> outer, reduction;
   for (int d : identity)
-    (isReductionDim(st, static_cast<size_t>(d)) ? reduction : outer).push_back(d);
+    (st.reducesOver(static_cast<size_t>(d)) ? reduction : outer).push_back(d);
   if (outer.empty())
     return identity;
   int innermost = outer.back();

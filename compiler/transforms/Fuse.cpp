@@ -3,6 +3,7 @@
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
 #include "compiler/transforms/ScheduleTreeCopy.h"
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 
@@ -105,8 +106,7 @@ isl::multi_union_pw_aff sharedMembers(const std::vector<isl::schedule_node_band>
       member = member.union_add(bands[b].partial_schedule().at(i));
     list = list.add(member);
   }
-  isl::space space = isl::manage(isl_space_set_alloc(ctx.get(), 0, depth));
-  return isl::multi_union_pw_aff(space, list);
+  return isl::multi_union_pw_aff(poly::unnamedSetSpace(ctx, static_cast<unsigned>(depth)), list);
 }
 
 /// `band`'s subtree without its first `depth` members.
@@ -129,7 +129,7 @@ isl::schedule fusedChild(const std::vector<isl::schedule_node_band> &bands, int 
                          const poly::Dependences &deps) {
   isl::schedule inner = rest(bands.front(), depth);
   for (size_t b = 1; b < bands.size(); ++b)
-    inner = sequence(inner, rest(bands[b], depth));
+    inner = poly::sequence(inner, rest(bands[b], depth));
   auto band = inner.root()
                   .child(0)
                   .insert_partial_schedule(sharedMembers(bands, depth))
@@ -142,7 +142,7 @@ isl::schedule regrouped(const std::vector<Child> &children, int first, int last,
                         const isl::schedule &fused) {
   isl::schedule result;
   auto append = [&](const isl::schedule &part) {
-    result = result.is_null() ? part : sequence(result, part);
+    result = result.is_null() ? part : poly::sequence(result, part);
   };
   for (int c = 0; c < first; ++c)
     append(subtreeSchedule(children[c].node));

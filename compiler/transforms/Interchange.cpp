@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 
@@ -31,16 +32,11 @@ isl::schedule permuteMembers(const isl::schedule_node_band &band, const std::vec
   isl::multi_union_pw_aff permuted = partial;
   for (size_t i = 0; i < order.size(); ++i)
     permuted = permuted.set_at(static_cast<int>(i), partial.at(order[i]));
-  isl::schedule_node child = isl::manage(isl_schedule_node_delete(band.copy()));
+  isl::schedule_node child = poly::deleteNode(band);
   auto result = child.insert_partial_schedule(permuted).as<isl::schedule_node_band>();
   result = result.set_permutable(band.permutable());
   for (size_t i = 0; i < order.size(); ++i) {
-    int to = static_cast<int>(i);
-    result = result.member_set_coincident(to, band.member_get_coincident(order[i]));
-    result = isl::manage(isl_schedule_node_band_member_set_ast_loop_type(
-                             result.release(), to,
-                             isl_schedule_node_band_member_get_ast_loop_type(band.get(), order[i])))
-                 .as<isl::schedule_node_band>();
+    result = poly::copyMemberFlags(result, static_cast<int>(i), band, order[i]);
   }
   return result.schedule();
 }

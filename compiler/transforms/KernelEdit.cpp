@@ -93,14 +93,6 @@ int plainIterator(const ir::AffineExpr &e) {
 
 namespace {
 
-/// Visits the loads of `e` (an ir::Expr, const or not) in tree order.
-template <typename ExprT, typename Visit> void forEachLoad(ExprT &e, const Visit &visit) {
-  if (e.op == ir::Expr::Op::Load)
-    visit(e.access);
-  for (auto &arg : e.args)
-    forEachLoad(arg, visit);
-}
-
 /// `e` over the iterators after a split: coefficient a of d becomes factor·a on `outer` and
 /// a on `inner`; `position[i]` is where old iterator i went.
 ir::AffineExpr remap(const ir::AffineExpr &e, const std::vector<size_t> &position, size_t d,
@@ -144,12 +136,12 @@ std::string partName(const std::string &name, int part) {
 
 void forEachAccess(ir::Statement &st, const std::function<void(ir::Access &)> &visit) {
   visit(st.write);
-  forEachLoad(st.value, visit);
+  ir::forEachLoad(st.value, visit);
 }
 
 void forEachAccess(const ir::Statement &st, const std::function<void(const ir::Access &)> &visit) {
   visit(st.write);
-  forEachLoad(st.value, visit);
+  ir::forEachLoad(st.value, visit);
 }
 
 bool accessesTensor(const ir::Statement &st, int tensor) {

@@ -5,6 +5,7 @@
 // (docs/performance.md).
 #pragma once
 
+#include "compiler/transforms/TransformErrors.h"
 #include "ir/Error.h"
 #include "ir/Program.h"
 
@@ -14,9 +15,9 @@ namespace nasc::compiler {
 
 /// The statement is not a zero-padded convolution: not `W += L · R` with L a load whose
 /// in-bounds constraints are the statement's only constraints, or it has no such constraint.
-class NotZeroPadded : public Error {
+class NotZeroPadded : public ScheduleRefusal {
 public:
-  explicit NotZeroPadded(const std::string &message) : Error(message) {}
+  explicit NotZeroPadded(const std::string &message) : ScheduleRefusal(message) {}
 };
 
 /// Whether padInput applies to statement `statement` of `kernel` (no exception).

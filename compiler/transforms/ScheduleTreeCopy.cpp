@@ -1,6 +1,6 @@
 #include "compiler/transforms/ScheduleTreeCopy.h"
 
-#include <isl/schedule_node.h>
+#include "polyhedral/IslExtras.h"
 
 #include <string>
 
@@ -8,34 +8,26 @@ namespace nasc::compiler {
 
 namespace {
 
-isl::union_set nodeDomain(const isl::schedule_node &node) {
-  return isl::manage(isl_schedule_node_get_domain(node.get()));
-}
-
 std::string nodeTypeName(const isl::schedule_node &node) {
-  switch (isl_schedule_node_get_type(node.get())) {
-  case isl_schedule_node_context:
+  if (node.isa<isl::schedule_node_context>())
     return "context";
-  case isl_schedule_node_domain:
+  if (node.isa<isl::schedule_node_domain>())
     return "domain";
-  case isl_schedule_node_expansion:
+  if (node.isa<isl::schedule_node_expansion>())
     return "expansion";
-  case isl_schedule_node_extension:
+  if (node.isa<isl::schedule_node_extension>())
     return "extension";
-  case isl_schedule_node_filter:
+  if (node.isa<isl::schedule_node_filter>())
     return "filter outside a sequence";
-  case isl_schedule_node_guard:
+  if (node.isa<isl::schedule_node_guard>())
     return "guard";
-  case isl_schedule_node_set:
+  if (node.isa<isl::schedule_node_set>())
     return "set";
-  default:
-    return "unknown";
-  }
+  return "unknown";
 }
 
 bool hasIsolateOption(const isl::schedule_node_band &band) {
-  isl::set isolate = isl::manage(isl_schedule_node_band_get_ast_isolate_option(band.get()));
-  return !isolate.is_empty();
+  return !band.ast_isolate_option().is_empty();
 }
 
 isl::schedule copyBand(const isl::schedule_node_band &band) {
@@ -55,14 +47,13 @@ isl::schedule copyBand(const isl::schedule_node_band &band) {
 }
 
 isl::schedule copyMark(const isl::schedule_node &mark) {
-  isl::id id = isl::manage(isl_schedule_node_mark_get_id(mark.get()));
-  return subtreeSchedule(mark.child(0)).root().child(0).insert_mark(id).schedule();
+  return subtreeSchedule(mark.child(0)).root().child(0).insert_mark(poly::markId(mark)).schedule();
 }
 
 isl::schedule copySequence(const isl::schedule_node &node) {
   isl::schedule result = subtreeSchedule(node.child(0).child(0));
   for (int i = 1; i < static_cast<int>(node.n_children()); ++i)
-    result = sequence(result, subtreeSchedule(node.child(i).child(0)));
+    result = poly::sequence(result, subtreeSchedule(node.child(i).child(0)));
   return result;
 }
 
@@ -70,7 +61,7 @@ isl::schedule copySequence(const isl::schedule_node &node) {
 
 isl::schedule subtreeSchedule(const isl::schedule_node &node) {
   if (node.isa<isl::schedule_node_leaf>())
-    return isl::schedule::from_domain(nodeDomain(node));
+    return isl::schedule::from_domain(poly::nodeDomain(node));
   if (node.isa<isl::schedule_node_band>())
     return copyBand(node.as<isl::schedule_node_band>());
   if (node.isa<isl::schedule_node_mark>())
@@ -79,10 +70,6 @@ isl::schedule subtreeSchedule(const isl::schedule_node &node) {
     return copySequence(node);
   throw UnsupportedScheduleNode("schedule tree copy: cannot rebuild a " + nodeTypeName(node) +
                                 " node");
-}
-
-isl::schedule sequence(const isl::schedule &first, const isl::schedule &second) {
-  return isl::manage(isl_schedule_sequence(first.copy(), second.copy()));
 }
 
 } // namespace nasc::compiler

@@ -20,9 +20,4 @@ namespace nasc::compiler {
 /// (anchored to the outer schedule, which the copy does not keep).
 isl::schedule subtreeSchedule(const isl::schedule_node &node);
 
-/// The schedule running all of `first`'s instances, then all of `second`'s (domains disjoint):
-/// isl_schedule_sequence, i.e. a sequence whose filters are the two domains, flattening a
-/// sequence at the top of either operand into the new one.
-isl::schedule sequence(const isl::schedule &first, const isl::schedule &second);
-
 } // namespace nasc::compiler

@@ -2,32 +2,11 @@
 
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
+#include "polyhedral/IslExtras.h"
 
 namespace nasc::compiler {
 
 namespace {
-
-/// floor(value / factor).
-isl::union_pw_aff floorDiv(const isl::union_pw_aff &value, int factor) {
-  isl::val f(value.ctx(), factor);
-  return isl::manage(
-      isl_union_pw_aff_floor(isl_union_pw_aff_scale_down_val(value.copy(), f.release())));
-}
-
-/// value mod factor (in 0 .. factor - 1).
-isl::union_pw_aff modulo(const isl::union_pw_aff &value, int factor) {
-  isl::val f(value.ctx(), factor);
-  return isl::manage(isl_union_pw_aff_mod_val(value.copy(), f.release()));
-}
-
-/// `space` (a band's set space) with one more dimension and the same tuple name.
-isl::space widened(const isl::space &space) {
-  isl::space result = isl::manage(isl_space_add_dims(space.copy(), isl_dim_set, 1));
-  if (!isl_space_has_tuple_id(space.get(), isl_dim_set))
-    return result;
-  return isl::manage(isl_space_set_tuple_id(result.release(), isl_dim_set,
-                                            isl_space_get_tuple_id(space.get(), isl_dim_set)));
-}
 
 /// `partial` with member `member` replaced by floor(value / factor), value mod factor.
 isl::multi_union_pw_aff stripMine(const isl::multi_union_pw_aff &partial, int member, int factor) {
@@ -38,9 +17,9 @@ isl::multi_union_pw_aff stripMine(const isl::multi_union_pw_aff &partial, int me
       list = list.add(partial.at(i));
       continue;
     }
-    list = list.add(floorDiv(partial.at(i), factor)).add(modulo(partial.at(i), factor));
+    list = list.add(poly::floorDiv(partial.at(i), factor)).add(poly::modulo(partial.at(i), factor));
   }
-  return isl::multi_union_pw_aff(widened(partial.space()), list);
+  return isl::multi_union_pw_aff(poly::withOneMoreDim(partial.space()), list);
 }
 
 /// Whether no member of `band` runs a dependence backwards (isl's permutable flag).
@@ -51,30 +30,18 @@ bool isPermutable(const isl::schedule_node_band &band, const poly::Dependences &
   return true;
 }
 
-/// `to` with member `toMember` given the coincident flag and AST loop type of member
-/// `fromMember` of `from`.
-isl::schedule_node_band copyMemberFlags(const isl::schedule_node_band &to, int toMember,
-                                        const isl::schedule_node_band &from, int fromMember) {
-  isl::schedule_node_band result =
-      to.member_set_coincident(toMember, from.member_get_coincident(fromMember));
-  return isl::manage(isl_schedule_node_band_member_set_ast_loop_type(
-                         result.release(), toMember,
-                         isl_schedule_node_band_member_get_ast_loop_type(from.get(), fromMember)))
-      .as<isl::schedule_node_band>();
-}
-
 /// `band` replaced by the strip-mined band, with its flags.
 isl::schedule replaceBand(const isl::schedule_node_band &band, const poly::Dependences &deps,
                           int member, int factor) {
   isl::multi_union_pw_aff mined = stripMine(band.partial_schedule(), member, factor);
-  isl::schedule_node child = isl::manage(isl_schedule_node_delete(band.copy()));
+  isl::schedule_node child = poly::deleteNode(band);
   auto result = child.insert_partial_schedule(mined).as<isl::schedule_node_band>();
   result = result.set_permutable(band.permutable() && isPermutable(result, deps));
   int members = static_cast<int>(band.n_member());
   for (int i = 0, j = 0; i < members; ++i, ++j) {
-    result = copyMemberFlags(result, j, band, i);
+    result = poly::copyMemberFlags(result, j, band, i);
     if (i == member)
-      result = copyMemberFlags(result, ++j, band, i);
+      result = poly::copyMemberFlags(result, ++j, band, i);
   }
   return result.schedule();
 }

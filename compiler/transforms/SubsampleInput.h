@@ -6,6 +6,7 @@
 // stride", rtus).
 #pragma once
 
+#include "compiler/transforms/TransformErrors.h"
 #include "ir/Error.h"
 #include "ir/Program.h"
 
@@ -16,9 +17,9 @@ namespace nasc::compiler {
 /// The statement is not a strided windowless convolution: not `W += L · R` over a box, or no
 /// dimension of L's index is s·o + c with s > 1 and o the only iterator of more than one
 /// value in it.
-class NotSubsampled : public Error {
+class NotSubsampled : public ScheduleRefusal {
 public:
-  explicit NotSubsampled(const std::string &message) : Error(message) {}
+  explicit NotSubsampled(const std::string &message) : ScheduleRefusal(message) {}
 };
 
 /// Whether subsampleInput applies to statement `statement` of `kernel` (no exception).

@@ -3,36 +3,13 @@
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
 
-#include <isl/schedule_node.h>
+#include "polyhedral/IslExtras.h"
 
 #include <algorithm>
 
 namespace nasc::compiler {
 
 namespace {
-
-/// Sets isl's tiling options of `ctx` to a tile band counting tiles and a point band keeping
-/// the original values, and restores the previous options when destroyed.
-class TileOptions {
-public:
-  explicit TileOptions(isl::ctx ctx)
-      : ctx_(ctx.get()), scale_(isl_options_get_tile_scale_tile_loops(ctx_)),
-        shift_(isl_options_get_tile_shift_point_loops(ctx_)) {
-    isl_options_set_tile_scale_tile_loops(ctx_, 0);
-    isl_options_set_tile_shift_point_loops(ctx_, 0);
-  }
-  ~TileOptions() {
-    isl_options_set_tile_scale_tile_loops(ctx_, scale_);
-    isl_options_set_tile_shift_point_loops(ctx_, shift_);
-  }
-  TileOptions(const TileOptions &) = delete;
-  TileOptions &operator=(const TileOptions &) = delete;
-
-private:
-  isl_ctx *ctx_;
-  int scale_;
-  int shift_;
-};
 
 std::string sizesText(const std::vector<int> &sizes) {
   std::string text = "[";
@@ -55,8 +32,7 @@ void checkPermutable(const isl::schedule_node_band &band, const poly::Dependence
 }
 
 isl::multi_val tileSizes(const isl::schedule_node_band &band, const std::vector<int> &sizes) {
-  isl::multi_val result =
-      isl::multi_val::zero(isl::manage(isl_schedule_node_band_get_space(band.get())));
+  isl::multi_val result = isl::multi_val::zero(poly::bandSpace(band));
   for (size_t i = 0; i < sizes.size(); ++i)
     result = result.set_at(static_cast<int>(i), isl::val(band.ctx(), sizes[i]));
   return result;
@@ -67,7 +43,7 @@ isl::schedule tileLeadingMembers(isl::schedule_node_band band, const std::vector
   int tiled = static_cast<int>(sizes.size());
   if (tiled < static_cast<int>(band.n_member()))
     band = band.split(tiled);
-  TileOptions options(band.ctx());
+  poly::UnscaledTiling options(band.ctx());
   isl::schedule_node_band tiles = band.tile(tileSizes(band, sizes));
   return tiles.set_permutable(1).schedule();
 }

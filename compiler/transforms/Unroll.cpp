@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/Split.h"
+#include "polyhedral/IslExtras.h"
 
 namespace nasc::compiler {
 
@@ -11,13 +12,10 @@ namespace {
 /// integers.
 bool fitsInFactor(const isl::schedule_node_band &band, int member, int factor) {
   isl::union_pw_aff values = band.partial_schedule().at(member);
-  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
-  isl::union_set range = isl::manage(isl_union_map_from_union_pw_aff(values.release()))
-                             .intersect_domain(domain)
-                             .range();
+  isl::union_set range = poly::valueMap(values).intersect_domain(poly::nodeDomain(band)).range();
   if (range.is_empty())
     return true;
-  isl::set set = isl::manage(isl_set_from_union_set(range.release()));
+  isl::set set = range.as_set();
   isl::val extent = set.dim_max_val(0).sub(set.dim_min_val(0)).add(isl::val::one(set.ctx()));
   return extent.is_int() && extent.le(isl::val(set.ctx(), factor));
 }

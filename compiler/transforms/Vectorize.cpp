@@ -2,6 +2,7 @@
 
 #include "compiler/transforms/BandLookup.h"
 #include "compiler/transforms/PrimitiveLegality.h"
+#include "polyhedral/IslExtras.h"
 #include "polyhedral/ParallelLoops.h"
 
 namespace nasc::compiler {
@@ -26,8 +27,7 @@ isl::schedule markMember(isl::schedule_node_band band, int member, int width) {
   if (member > 0)
     node = band.split(member).child(0);
   std::string name = poly::vectorMarkName(width);
-  return node.insert_mark(isl::manage(isl_id_alloc(node.ctx().get(), name.c_str(), nullptr)))
-      .schedule();
+  return node.insert_mark(poly::namedId(node.ctx(), name)).schedule();
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "ir/Error.h"
 #include "ir/import/JsonFields.h"
 #include "ir/import/JsonWeights.h"
+#include "ir/ops/OpDef.h"
 
 #include <fstream>
 #include <set>
@@ -16,9 +17,6 @@ namespace {
 constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 17;
 
-/// ONNX FLOAT attributes of the supported ops: a JSON integer given for them becomes a FLOAT.
-const std::set<std::string> kFloatAttributes = {"alpha", "beta", "epsilon", "momentum", "ratio"};
-
 Json parseFile(const std::string &path) {
   std::ifstream in(path);
   if (!in)
@@ -30,27 +28,36 @@ Json parseFile(const std::string &path) {
   }
 }
 
-Attribute arrayAttribute(const Json &value, const std::string &where, const std::string &name) {
+/// Whether attribute `name` of op `opType` is of ONNX type FLOAT(S) (ir::OpDef::floatAttributes):
+/// a JSON integer given for it becomes a float.
+bool isFloatAttribute(const std::string &opType, const std::string &name) {
+  const OpDef *op = findOp(opType);
+  return op && op->floatAttributes.count(name);
+}
+
+Attribute arrayAttribute(const Json &value, const std::string &where, const std::string &name,
+                         bool isFloat) {
   bool allIntegers = true;
   for (const Json &v : value) {
     if (!v.is_number())
       fail(where, "attributes." + name, "arrays must hold numbers only");
     allIntegers = allIntegers && v.is_number_integer();
   }
-  if (allIntegers && !kFloatAttributes.count(name))
+  if (allIntegers && !isFloat)
     return value.get<std::vector<int64_t>>();
   return value.get<std::vector<float>>();
 }
 
-Attribute attributeFromJson(const Json &value, const std::string &where, const std::string &name) {
-  if (value.is_number_integer() && !kFloatAttributes.count(name))
+Attribute attributeFromJson(const Json &value, const std::string &where, const std::string &name,
+                            bool isFloat) {
+  if (value.is_number_integer() && !isFloat)
     return value.get<int64_t>();
   if (value.is_number())
     return value.get<float>();
   if (value.is_string())
     return value.get<std::string>();
   if (value.is_array())
-    return arrayAttribute(value, where, name);
+    return arrayAttribute(value, where, name, isFloat);
   if (value.is_object())
     return json_weights::inlineTensor(value, where + ": attribute '" + name + "'");
   fail(where, "attributes." + name, "must be a number, string, array of numbers or tensor object");
@@ -75,7 +82,8 @@ Node nodeFromJson(const Json &entry, size_t index, const std::string &path) {
   if (!attributes.is_object())
     fail(where, "attributes", "must be an object");
   for (const auto &item : attributes.items())
-    node.attributes[item.key()] = attributeFromJson(item.value(), where, item.key());
+    node.attributes[item.key()] = attributeFromJson(item.value(), where, item.key(),
+                                                    isFloatAttribute(node.op_type, item.key()));
   return node;
 }
 

@@ -179,6 +179,14 @@ OutputTypes convShape(const ShapeContext &ctx) {
   return {ValueInfo{DType::Float32, out}};
 }
 
+/// X (N, C, ...), W (K, C/G, k...), Y (N, K, o...): 2·N·K·Πo·(C/G)·Πk.
+double convFlops(const Graph &graph, const Node &node) {
+  const Shape &y = graph.shapeOf(node.outputs.at(0));
+  const Shape &w = graph.shapeOf(node.inputs.at(1));
+  return 2.0 * static_cast<double>(numElements(y)) * static_cast<double>(w[1]) *
+         static_cast<double>(numElements(w) / (w[0] * w[1]));
+}
+
 } // namespace
 
 std::vector<OpDef> convOps() {
@@ -191,6 +199,8 @@ std::vector<OpDef> convOps() {
       .forward = reference::conv,
       .backward = reference::convBackward,
       .weightGradients = reference::convWeightGradients,
+      .parameterInputs = {1, 2},
+      .flops = convFlops,
   }};
 }
 

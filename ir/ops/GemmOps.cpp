@@ -167,6 +167,21 @@ OutputTypes matMulShape(const ShapeContext &ctx) {
   return {ValueInfo{DType::Float32, {a[0], b[1]}}};
 }
 
+/// A (M, F) (transA: (F, M)), Y (M, P): 2·M·F·P.
+double gemmFlops(const Graph &graph, const Node &node) {
+  const Shape &a = graph.shapeOf(node.inputs.at(0));
+  const Shape &y = graph.shapeOf(node.outputs.at(0));
+  const int64_t inner = node.getInt("transA", 0) ? a.at(0) : a.at(1);
+  return 2.0 * static_cast<double>(numElements(y)) * static_cast<double>(inner);
+}
+
+/// A (M, K), B (K, N): 2·M·K·N.
+double matMulFlops(const Graph &graph, const Node &node) {
+  const Shape &a = graph.shapeOf(node.inputs.at(0));
+  const Shape &y = graph.shapeOf(node.outputs.at(0));
+  return 2.0 * static_cast<double>(numElements(y)) * static_cast<double>(a.at(1));
+}
+
 } // namespace
 
 std::vector<OpDef> gemmOps() {
@@ -174,12 +189,15 @@ std::vector<OpDef> gemmOps() {
       OpDef{
           .name = "Gemm",
           .attributes = {"alpha", "beta", "transA", "transB", "broadcast"},
+          .floatAttributes = {"alpha", "beta"},
           .check = checkGemm,
           .shape = gemmShape,
           .lower = lower::lowerGemm,
           .forward = reference::gemm,
           .backward = reference::gemmBackward,
           .weightGradients = reference::gemmWeightGradients,
+          .parameterInputs = {1, 2},
+          .flops = gemmFlops,
       },
       OpDef{
           .name = "MatMul",
@@ -189,6 +207,8 @@ std::vector<OpDef> gemmOps() {
           .backward = reference::matMulBackward,
           // Both operands' gradients: an initializer A or B gets its weight gradient.
           .weightGradients = reference::matMulBackward,
+          .parameterInputs = {0, 1},
+          .flops = matMulFlops,
       },
   };
 }

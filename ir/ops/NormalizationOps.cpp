@@ -93,6 +93,7 @@ std::vector<OpDef> normalizationOps() {
   return {OpDef{
       .name = "BatchNormalization",
       .attributes = {"epsilon", "momentum", "training_mode", "spatial", "is_test"},
+      .floatAttributes = {"epsilon", "momentum"},
       .extraOutputs = "training outputs",
       .check = checkBatchNormalization,
       .shape = batchNormShape,
@@ -100,6 +101,7 @@ std::vector<OpDef> normalizationOps() {
       .forward = reference::batchNormalization,
       .trainingForward = reference::batchNormalizationTraining,
       .backward = reference::batchNormalizationTrainingBackward,
+      .parameterInputs = {1, 2},
   }};
 }
 

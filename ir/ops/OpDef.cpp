@@ -45,6 +45,11 @@ const OpDef *findOp(const std::string &opType) {
   return it != ops.end() && it->name == opType ? &*it : nullptr;
 }
 
+bool opHas(const std::string &opType, bool OpDef::*fact) {
+  const OpDef *op = findOp(opType);
+  return op && op->*fact;
+}
+
 std::optional<ValueInfo> knownType(const Graph &graph, const std::string &value) {
   if (auto init = graph.initializers.find(value); init != graph.initializers.end())
     return ValueInfo{init->second.dtype, init->second.shape};

@@ -44,6 +44,9 @@ struct OpDef {
   std::string name{};
   /// ONNX attributes nasc accepts; any other is rejected by checkSupported.
   std::set<std::string> attributes{};
+  /// Those of them of ONNX type FLOAT or FLOATS: the JSON importer reads an integer given for one
+  /// as a float.
+  std::set<std::string> floatAttributes{};
   /// Outputs nasc produces; a node naming more is rejected.
   size_t maxOutputs = 1;
   /// What the outputs past maxOutputs are, for the rejection message ("" when nothing to add).
@@ -70,7 +73,37 @@ struct OpDef {
   /// dL/d(weight inputs) (Conv's W; Gemm's B and row-bias C; MatMul's A and B), indexed like
   /// Node::inputs; the caller keeps those of initializers. Optional.
   std::function<reference::InputGradients(const reference::BackwardArgs &)> weightGradients{};
+
+  /// The inputs that hold trainable parameters when they are initializers (PyTorch's
+  /// `parameters()`: Conv's W and B, Gemm's B and C, BatchNormalization's scale and B, not its
+  /// running statistics); nasc::nas::modelCost counts their elements.
+  std::vector<size_t> parameterInputs{};
+  /// FLOP of one run (2 per multiply-accumulate, the convention of thop and the NAS papers) from
+  /// the node's static shapes; empty for ops counted as free (element-wise, pools, BN, which
+  /// folds into the Conv). Formulas in compiler/nas/ModelCost.h.
+  std::function<double(const Graph &, const Node &)> flops{};
+
+  // What the graph passes, the neural transformations and the proxies reason with (false by
+  // default). test/ir/OpFactsTest.cpp lists, per fact, the ops that have it.
+
+  /// Output 0 applies one function to each element of input 0 and keeps its shape (any other
+  /// input is a parameter): a change of the channels or of the resolution of the input passes
+  /// through it unchanged (Relu, Clip, Identity, Dropout).
+  bool unaryElementwise = false;
+  /// Channel c of output 0 (NCHW) depends on channel c of input 0 only, through no per-channel
+  /// parameter: keeping some channels of the input keeps the same channels of the output (the
+  /// unary element-wise ops and the pools).
+  bool perChannel = false;
+  /// At inference output 0 is input 0; ir::removeNoOps bypasses the node (Identity, Dropout).
+  bool noOp = false;
+  /// On non-negative inputs, positively homogeneous in input 0 (f(a·x) = a·f(x) for a > 0) with
+  /// max f(x) <= max x: synflow's scaled copy passes input 0's bound through
+  /// (compiler/nas/SynflowScaling.h).
+  bool homogeneous = false;
 };
+
+/// Whether `opType` is registered and has the fact `fact` of OpDef (e.g. &OpDef::perChannel).
+bool opHas(const std::string &opType, bool OpDef::*fact);
 
 /// Every registered op, sorted by name.
 const std::vector<OpDef> &registeredOps();

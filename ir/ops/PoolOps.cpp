@@ -28,8 +28,6 @@ struct PoolShape {
 PoolShape poolShape(const LowerContext &ctx, const Node &node) {
   if (node.inputs.empty() || node.outputs.empty())
     throw Error(ctx.where(node, "needs an input and an output"));
-  if (node.outputs.size() > 1 && !node.outputs[1].empty())
-    throw Error(ctx.where(node, "the Indices output is not supported"));
   const Shape &x = ctx.shape(node.inputs[0]);
   const Shape &y = ctx.shape(node.outputs[0]);
   if (x.size() < 3 || y.size() != x.size() || y[0] != x[0] || y[1] != x[1])
@@ -39,8 +37,6 @@ PoolShape poolShape(const LowerContext &ctx, const Node &node) {
   if (kernel.size() != x.size() - 2)
     throw Error(ctx.where(node, "attribute 'kernel_shape' must have " +
                                     std::to_string(x.size() - 2) + " values"));
-  if (node.getInt("storage_order", 0) != 0)
-    throw Error(ctx.where(node, "attribute 'storage_order': only 0 is supported"));
   bool ceilMode = node.getInt("ceil_mode", 0) != 0;
   return {y, windowDims(ctx.where(node), node, spatialDims(x), kernel, spatialDims(y), ceilMode)};
 }
@@ -211,14 +207,6 @@ void checkMaxPool(const Graph &graph, const Node &node) {
   checkAutoPad(graph, node);
   requireAttribute(node, "storage_order", node.getInt("storage_order", 0) == 0,
                    "value 1 (column-major indices) is not supported");
-  if (!node.has("kernel_shape"))
-    throw Error(node.describe() + ": attribute 'kernel_shape': missing");
-}
-
-void checkAveragePool(const Graph &graph, const Node &node) {
-  checkAutoPad(graph, node);
-  if (!node.has("kernel_shape"))
-    throw Error(node.describe() + ": attribute 'kernel_shape': missing");
 }
 
 OutputTypes poolShape(const ShapeContext &ctx) {
@@ -253,16 +241,20 @@ std::vector<OpDef> poolOps() {
           .lower = lower::lowerMaxPool,
           .forward = reference::maxPool,
           .backward = reference::maxPoolBackward,
+          .perChannel = true,
+          .homogeneous = true,
       },
       OpDef{
           .name = "AveragePool",
           .attributes = {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads",
                          "strides"},
-          .check = checkAveragePool,
+          .check = checkAutoPad,
           .shape = poolShape,
           .lower = lower::lowerAveragePool,
           .forward = reference::averagePool,
           .backward = reference::averagePoolBackward,
+          .perChannel = true,
+          .homogeneous = true,
       },
       OpDef{
           .name = "GlobalAveragePool",
@@ -270,6 +262,8 @@ std::vector<OpDef> poolOps() {
           .lower = lower::lowerGlobalAveragePool,
           .forward = reference::globalAveragePool,
           .backward = reference::globalAveragePoolBackward,
+          .perChannel = true,
+          .homogeneous = true,
       },
       OpDef{
           .name = "GlobalMaxPool",
@@ -277,6 +271,8 @@ std::vector<OpDef> poolOps() {
           .lower = lower::lowerGlobalMaxPool,
           .forward = reference::globalMaxPool,
           .backward = reference::globalMaxPoolBackward,
+          .perChannel = true,
+          .homogeneous = true,
       },
   };
 }

@@ -226,12 +226,14 @@ std::vector<OpDef> resizeOps() {
       .name = "Resize",
       .attributes = {"coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
                      "extrapolation_value", "mode", "nearest_mode"},
+      .floatAttributes = {"cubic_coeff_a", "extrapolation_value"},
       .floatInputs = 1,
       .check = checkResize,
       .shape = resizeShape,
       .lower = lower::lowerResize,
       .forward = reference::resize,
       .backward = reference::resizeBackward,
+      .homogeneous = true,
   }};
 }
 

@@ -215,11 +215,6 @@ OutputTypes unsqueezeShape(const ShapeContext &ctx) {
   return {ValueInfo{ctx.in(0).dtype, out}};
 }
 
-void checkConcat(const Graph &, const Node &node) {
-  if (!node.has("axis"))
-    throw Error(node.describe() + ": attribute 'axis': missing");
-}
-
 void checkDropout(const Graph &, const Node &node) {
   if (node.inputs.size() > 2 && !node.inputs[2].empty())
     throw Error(node.describe() +
@@ -227,7 +222,7 @@ void checkDropout(const Graph &, const Node &node) {
 }
 
 /// An op whose output is its input 0's data in another shape, any element type: lowered as a
-/// row-major copy, its gradient dY reshaped back.
+/// row-major copy, its gradient dY reshaped back; homogeneous.
 OpDef copyOp(
     std::string name, std::set<std::string> attributes,
     std::function<OutputTypes(const ShapeContext &)> shape,
@@ -240,7 +235,15 @@ OpDef copyOp(
       .lower = lower::lowerReshape,
       .forward = std::move(forward),
       .backward = reference::reshapeBackward,
+      .homogeneous = true,
   };
+}
+
+/// Identity: a copy op that changes nothing, removed by removeNoOps where it can be.
+OpDef identityOp() {
+  OpDef op = copyOp("Identity", {}, sameTypeAsInput, reference::identity);
+  op.unaryElementwise = op.perChannel = op.noOp = true;
+  return op;
 }
 
 /// Constant has no inputs, hence no input gradients.
@@ -254,10 +257,11 @@ std::vector<OpDef> shapeOps() {
       copyOp("Reshape", {"allowzero"}, reshapeShape, reference::reshape),
       copyOp("Squeeze", {"axes"}, squeezeShape, reference::squeeze),
       copyOp("Unsqueeze", {"axes"}, unsqueezeShape, reference::unsqueeze),
-      copyOp("Identity", {}, sameTypeAsInput, reference::identity),
+      identityOp(),
       OpDef{
           .name = "Dropout",
           .attributes = {"ratio", "seed", "is_test"},
+          .floatAttributes = {"ratio"},
           .maxOutputs = 2,
           .floatInputs = 1,
           .check = checkDropout,
@@ -266,12 +270,15 @@ std::vector<OpDef> shapeOps() {
           .forward = reference::dropout,
           .trainingForward = reference::identity,
           .backward = reference::reshapeBackward,
+          .unaryElementwise = true,
+          .perChannel = true,
+          .noOp = true,
+          .homogeneous = true,
       },
       OpDef{
           .name = "Concat",
           .attributes = {"axis"},
           .floatInputs = 0,
-          .check = checkConcat,
           .shape = concatShape,
           .lower = lower::lowerConcat,
           .forward = reference::concat,

@@ -75,6 +75,7 @@ std::vector<OpDef> sliceOps() {
       .lower = lower::lowerSlice,
       .forward = reference::slice,
       .backward = reference::sliceBackward,
+      .homogeneous = true,
   }};
 }
 

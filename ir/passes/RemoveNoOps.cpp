@@ -1,6 +1,7 @@
 #include "ir/passes/RemoveNoOps.h"
 
 #include "ir/Error.h"
+#include "ir/ops/OpDef.h"
 #include "ir/passes/GraphEdit.h"
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 namespace nasc::ir {
 
 namespace {
-
-bool isNoOp(const Node &node) { return node.op_type == "Identity" || node.op_type == "Dropout"; }
 
 void checkMaskUnused(const Graph &graph, const Node &node) {
   if (node.outputs.size() > 1 && !node.outputs[1].empty() && isUsed(graph, node.outputs[1]))
@@ -57,7 +56,7 @@ bool removeNoOp(Graph &graph, size_t index) {
 
 void removeNoOps(Graph &graph) {
   for (size_t k = 0; k < graph.nodes.size();) {
-    if (isNoOp(graph.nodes[k]) && removeNoOp(graph, k))
+    if (opHas(graph.nodes[k].op_type, &OpDef::noOp) && removeNoOp(graph, k))
       continue;
     ++k;
   }

@@ -5,6 +5,7 @@
 #include "compiler/transforms/Primitives.h"
 #include "compiler/transforms/Split.h"
 #include "compiler/transforms/Tile.h"
+#include "compiler/transforms/TransformErrors.h"
 #include "test/support/Compare.h"
 #include "test/support/Kernels.h"
 #include "test/support/ScheduleRun.h"
@@ -142,6 +143,27 @@ TEST_CASE("applyTrace keeps the cause of a refused step as its type: illegal or 
   } catch (const compiler::StaleScheduleStep &e) {
     CHECK(dynamic_cast<const compiler::IllegalScheduleStep *>(&e) == nullptr);
     CHECK(dynamic_cast<const compiler::RefusedScheduleStep *>(&e) == nullptr);
+  }
+}
+
+TEST_CASE("a primitive's refusal is a ScheduleRefusal, a malformed step is not",
+          "[schedule-trace][error]") {
+  poly::IslContext ctx;
+  auto [kernel, scop, deps] = test::Scheduled(ctx, test::matmulWithInit(5, 6, 3));
+  // The k loop carries the sum: refused (the default trace records such a step and goes on).
+  CHECK_THROWS_AS(
+      compiler::applyStep(scop, deps, step("parallelize", "S1", {{"member", {2}}, {"band", {0}}})),
+      compiler::ScheduleRefusal);
+  // No such primitive, no statement: errors of the step itself, which the default trace throws.
+  for (const compiler::ScheduleStep &bad :
+       {step("paralellize", "S1", {{"member", {0}}, {"band", {0}}}),
+        compiler::ScheduleStep{"parallelize", {}, {{"member", {0}}, {"band", {0}}}}}) {
+    try {
+      compiler::applyStep(scop, deps, bad);
+      FAIL("no error");
+    } catch (const Error &e) {
+      CHECK(dynamic_cast<const compiler::ScheduleRefusal *>(&e) == nullptr);
+    }
   }
 }
 

@@ -54,6 +54,21 @@ TEST_CASE("inline weights keep their values and attributes their ONNX kinds") {
   CHECK(graph.outputs == std::vector<std::string>{"y"});
 }
 
+TEST_CASE("an integer given for an ONNX FLOAT attribute is read as a float") {
+  // Clip-6's min and max are FLOAT attributes (ONNX operator spec); group is an INT.
+  const std::string spec = R"({"name": "clip", "opset": 6,
+  "inputs": [{"name": "x", "shape": [1, 2, 5, 5]}], "outputs": ["y"],
+  "nodes": [{"name": "clip", "op_type": "Clip", "inputs": ["x"], "outputs": ["y"],
+             "attributes": {"min": 0, "max": 6}}]})";
+  const nasc::ir::Graph graph = nasc::ir::importJson(writeFile("clip.json", spec));
+  const nasc::ir::Node &clip = graph.nodes.at(0);
+  CHECK(std::get<float>(clip.attributes.at("min")) == 0.0F);
+  CHECK(std::get<float>(clip.attributes.at("max")) == 6.0F);
+  const nasc::ir::Graph conv =
+      nasc::ir::importJson(writeFile("group.json", convSpec(kHeWeight, R"(, "group": 1)")));
+  CHECK(std::holds_alternative<int64_t>(conv.nodes.at(0).attributes.at("group")));
+}
+
 TEST_CASE("side-file weights are read as little-endian float32 from the given offset") {
   std::vector<float> written(4 * 2 * 3 * 3 + 3);
   for (size_t k = 0; k < written.size(); ++k)

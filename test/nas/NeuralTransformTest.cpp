@@ -204,4 +204,17 @@ TEST_CASE("modelCost counts 2 FLOP per multiply-accumulate and trainable paramet
   const nas::ModelCost grouped = nas::modelCost(nas::applyNeuralStep(g, {"conv1", "group", {4}}));
   CHECK(grouped.flops == conv / 4 + conv + fc);
   CHECK(grouped.params == cost.params - 8 * 8 * 9 * 3 / 4);
+  SECTION("a MatMul with a weight operand counts 2·M·K·N and the weight") {
+    ir::Graph m;
+    m.inputs = {"a"};
+    m.values["a"] = {ir::DType::Float32, {2, 3}};
+    m.initializers["w"] = ir::Tensor::zeros({3, 4});
+    m.values["w"] = {ir::DType::Float32, {3, 4}};
+    m.values["y"] = {ir::DType::Float32, {2, 4}};
+    m.nodes = {{"mm", "MatMul", {"a", "w"}, {"y"}, {}}};
+    m.outputs = {"y"};
+    const nas::ModelCost mm = nas::modelCost(m);
+    CHECK(mm.flops == 2.0 * 2 * 3 * 4);
+    CHECK(mm.params == 3 * 4);
+  }
 }
