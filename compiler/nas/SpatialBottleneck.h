@@ -16,7 +16,7 @@ namespace nasc::nas {
 /// `<node>_expand` (mode "nearest", coordinate_transformation_mode "asymmetric", nearest_mode
 /// "floor", scales [1, 1, S, ..., S]) expands it: Y'[n, k, o...] = Y_s[n, k, floor(o/S)...].
 /// The expansion is placed as late as exact: past the chain of single-consumer
-/// BatchNormalization and elementwise ops (Relu, Clip, LeakyRelu, Sigmoid, Tanh, Identity,
+/// BatchNormalization and ops marked ir::OpDef::unaryElementwise (Relu, Clip, Identity,
 /// Dropout) that read Y, which commute with replication (a training-mode BN too: replicating
 /// every element S^d times keeps its batch mean and variance). FLOP of the Conv ÷ S^d;
 /// parameters unchanged; weights kept. Throws RefusedTransformation when S < 2 or S does not

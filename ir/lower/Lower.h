@@ -24,8 +24,10 @@ namespace nasc::ir {
 /// Squeeze, Unsqueeze, Identity, Slice (constant starts / ends / axes / steps, non-empty output)
 /// and Resize (mode 'nearest', where the source index along every axis is floor((a·o + b) / d) for
 /// integers a, b, d and stays inside the input without clamping, e.g. an integer upsampling with
-/// asymmetric + floor or half_pixel + round_prefer_floor). Throws nasc::Error naming the graph
-/// source, node and attribute for an unsupported op, attribute value or shape.
+/// asymmetric + floor or half_pixel + round_prefer_floor). `graph` has passed ir::checkSupported
+/// (ir::prepareForInference), which rejects the attribute values and outputs nasc does not
+/// support; the lowerings do not check them again. Throws nasc::Error naming the graph source,
+/// node and attribute for an unsupported op or shape.
 Program lowerGraph(const Graph &graph);
 
 } // namespace nasc::ir
