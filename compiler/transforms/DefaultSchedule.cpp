@@ -672,19 +672,29 @@ bool windowed(const ir::Statement &st, const std::vector<const ir::Access *> &lo
   });
 }
 
+/// Whether the reductionChunk rule applies to a one-vector tile of `st` whose weights of one
+/// iteration of K's outer loop are `perIteration` bytes (defaultRegisterTile): a windowed
+/// statement (a 3x3 conv) when they exceed kStreamCacheBytes, so that every output row streams
+/// them again from beyond the L2; a windowless one (a 1x1 conv) with at least kMinChunkColumns
+/// columns when they exceed kL1WeightBytes.
+bool chunksReduction(const ir::Statement &st, bool window, double perIteration, size_t J) {
+  if (window)
+    return perIteration > kStreamCacheBytes;
+  return st.extents[J] >= kMinChunkColumns && perIteration > kL1WeightBytes;
+}
+
 /// The reductionChunk of a one-vector tile with output-channel iterator K in rows of `jam`,
-/// output columns J and vector dimension `width` (defaultRegisterTile): for a statement that is
-/// not windowed, has at least kMinChunkColumns columns, and whose weights (the loads along `width`
-/// that use K) of one iteration of K's outer loop exceed kL1WeightBytes, its first reduction
-/// iterator that the weights and a broadcast load use, in chunks of the largest divisor of its
-/// extent up to kReductionChunk; nullopt otherwise or when that divisor is the whole extent.
+/// output columns J and vector dimension `width` (defaultRegisterTile): when chunksReduction,
+/// its first reduction iterator that the weights and a broadcast load use, in chunks of the
+/// largest divisor of its extent up to kWindowReductionChunk (windowed) or kReductionChunk;
+/// nullopt otherwise or when that divisor is the whole extent.
 std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
                                                  const std::vector<const ir::Access *> &loads,
                                                  size_t K, int64_t jam, size_t J, size_t width) {
   const double perIteration = weightBytes(st, loads, K, width) * static_cast<double>(jam) /
                               static_cast<double>(st.extents[K]);
-  if (windowed(st, loads, width) || st.extents[J] < kMinChunkColumns ||
-      perIteration <= kL1WeightBytes)
+  const bool window = windowed(st, loads, width);
+  if (!chunksReduction(st, window, perIteration, J))
     return std::nullopt;
   for (size_t d = 0; d < st.depth(); ++d) {
     auto uses = [&](bool along) {
@@ -694,7 +704,8 @@ std::optional<RegisterTile::Loop> reductionChunk(const ir::Statement &st,
     };
     if (!st.reducesOver(d) || !uses(true) || !uses(false))
       continue;
-    const int64_t count = largestDivisor(st.extents[d], kReductionChunk);
+    const int64_t count =
+        largestDivisor(st.extents[d], window ? kWindowReductionChunk : kReductionChunk);
     if (count == st.extents[d])
       return std::nullopt;
     return RegisterTile::Loop{d, static_cast<int>(count)};

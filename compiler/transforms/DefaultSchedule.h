@@ -206,6 +206,13 @@ inline constexpr double kL1WeightBytes = 8 * 1024;
 /// blocks).
 inline constexpr int kReductionChunk = 8;
 
+/// Iterations of the input-channel block loop (c0) in a reduction chunk of a windowed statement
+/// (a 3x3 conv): 2 blocks, whose weights (37 KiB for a 2 x 16-lane tile, 32 channels x 9 taps)
+/// stay in a 48 KiB L1 across the output rows. Measured on Zen 5 (AVX-512, 1 thread) for the
+/// 3x3 512 -> 512 convs at 7x7 and 4x4, chunks of 1, 2, 4 and 8 blocks: 2 was the best or
+/// within noise of it on both (docs/performance.md).
+inline constexpr int kWindowReductionChunk = 2;
+
 /// Fewest output columns (the register tile's J, ow) for which a reduction chunk pays: a chunk's
 /// weights are reused across the output plane, too small a plane leaves nothing to gain. A 1x1 conv
 /// 256 -> 512 at 4x4 (CIFAR ResNet-34's layer4.0 downsample) ran 26-30 GFLOP/s chunked against
@@ -261,7 +268,11 @@ inline constexpr int kMinChannelBlock = 4;
 ///    (c0), of the largest divisor of its extent up to kReductionChunk, when that is below the
 ///    extent (Zen 3, AVX2, 1 thread, in ResNeXt-50: its 1x1 512 -> 1024 at 14x14 0.64-0.81x the
 ///    time, 2048 -> 1024 at 7x7 0.66-0.72x, 1024 -> 2048 at 7x7 1.10-1.24x; turning a rows-outside
-///    tile into a chunked one was slower as often as faster, docs/performance.md);
+///    tile into a chunked one was slower as often as faster, docs/performance.md), and a
+///    windowed one (a 3x3 conv) whose weights of one such iteration exceed kStreamCacheBytes
+///    gets one of kWindowReductionChunk (AVX-512: ResNet-34's 3x3 512 -> 512 at 7x7, 590 KB per
+///    iteration, c0 in chunks of 2 blocks; 256 channels, 295 KB, none: chunks did not pay there,
+///    docs/performance.md);
 ///  - O a multiple of at least two vectors (a keepsNchwLayout conv: ow): defaultJamDimension J
 ///    (when it precedes O) by r times v vectors of O (v the largest divisor of O's vectors up
 ///    to kMaxRowVectors, r the largest divisor of J's extent with r·v at most

@@ -525,3 +525,42 @@ TEST_CASE("a 1x1 conv's channels-outside tile chunks its input channels when a b
         std::string::npos);
   CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
 }
+
+TEST_CASE("a 3x3 conv's channels-outside tile chunks its input channels when one output-channel "
+          "iteration's weights outgrow the L2 share",
+          "[block-channels][default-schedule][jit]") {
+  // S1[n, k0, oh, ow, k1, c0, r, s, c1] of a padded 3x3 conv C -> 64 at 7 x 7, blocks of 16
+  // on AVX-512 (16 lanes, 32 registers): the tile is 2 x 7 columns with k0 outside the rows.
+  // Per outer iteration of k0 the weights are 2 x 16 x C x 9 floats: 512 channels, 576 KiB >
+  // kStreamCacheBytes (512 KiB): c0 (32 blocks) in chunks of kWindowReductionChunk = 2; 256
+  // channels, 288 KiB: no chunks. AVX2 (8 lanes, 16 registers, a 1 x 7 x 2-row tile) at 512
+  // channels: 1 x 8 x 512 x 9 floats, 144 KiB: no chunks.
+  const codegen::VectorUnit avx512{16, 32}, avx2{8, 16};
+  auto tileOf = [&](int64_t c, const codegen::VectorUnit &unit) {
+    ir::Program program =
+        lower("wchunk", convNet("wchunk", c, 7, 7, 64, 3, R"({"pads": [1, 1, 1, 1]})"));
+    compiler::padInput(program, 0, "S1");
+    compiler::blockChannels(program, 0, "S1", unit.lanes);
+    return compiler::defaultRegisterTile(*compiler::findStatement(program.calls[0].kernel, "S1"),
+                                         unit)
+        .value();
+  };
+  const compiler::RegisterTile chunked = tileOf(512, avx512);
+  CHECK_FALSE(chunked.rowsOutside);
+  REQUIRE(chunked.reductionChunk.has_value());
+  CHECK(chunked.reductionChunk->dim == 5);
+  CHECK(chunked.reductionChunk->count == 2);
+  CHECK_FALSE(tileOf(256, avx512).reductionChunk.has_value());
+  CHECK_FALSE(tileOf(512, avx2).reductionChunk.has_value());
+
+  // The chunked default schedule (c0 split by 2, its chunks' loop right after k0) computes what
+  // the reference executor computes.
+  const std::string path = test::writeModel("wchunk_run", convNet("wchunk_run", 512, 7, 7, 64, 3,
+                                                                  R"({"pads": [1, 1, 1, 1]})"))
+                               .string();
+  compiler::PolyhedralModel model = compiler::lowerToPolyhedral(ir::loadModel(path), {}, avx512);
+  const std::string schedule = compiler::scheduleToJson(model.schedule());
+  CHECK(schedule.find(R"({"primitive":"split","statement":"S1","member":6,"factor":2,"band":0})") !=
+        std::string::npos);
+  CHECK(test::referenceError(std::move(model), path, 2) <= 1e-5);
+}
