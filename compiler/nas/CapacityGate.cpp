@@ -89,6 +89,25 @@ Decision fisherSeeds(const CapacityProfile &original, const CapacityProfile &tra
               values("mean", proxyOf(original, "fisher"), proxyOf(transformed, "fisher")) + ")"};
 }
 
+/// The Conv layer of both profiles' synflowLayers (positive values) whose share of the synflow
+/// total falls most from `original` to `transformed`, and that fall, ln(S_l(original) /
+/// synflow(original)) − ln(S_l(new) / synflow(new)); an empty name when no layer matches.
+std::pair<std::string, double> largestShareFall(const CapacityProfile &original,
+                                                const CapacityProfile &transformed) {
+  const double o = std::log(proxyOf(original, "synflow")),
+               n = std::log(proxyOf(transformed, "synflow"));
+  std::pair<std::string, double> worst{"", -std::numeric_limits<double>::infinity()};
+  for (const auto &[layer, value] : transformed.synflowLayers) {
+    auto it = original.synflowLayers.find(layer);
+    if (it == original.synflowLayers.end() || !(it->second > 0) || !(value > 0))
+      continue;
+    const double fall = (std::log(it->second) - o) - (std::log(value) - n);
+    if (fall > worst.second)
+      worst = {layer, fall};
+  }
+  return worst;
+}
+
 Decision synflow(const CapacityProfile &original, const CapacityProfile &transformed,
                  const GateParams &params) {
   const double o = proxyOf(original, "synflow"), n = proxyOf(transformed, "synflow");
@@ -97,9 +116,17 @@ Decision synflow(const CapacityProfile &original, const CapacityProfile &transfo
             values("synflow", o, n) + ": a value is not positive, so no log-ratio"};
   const double tolerance = toleranceOf(params, Policy::Synflow), delta = std::log(n) - std::log(o);
   const bool legal = delta >= -tolerance;
-  return {Policy::Synflow, legal,
-          values("synflow", o, n) + ": ln ratio " + num(delta) + (legal ? " >= " : " < ") + "-" +
-              num(tolerance)};
+  const std::string total = values("synflow", o, n) + ": ln ratio " + num(delta) +
+                            (legal ? " >= " : " < ") + "-" + num(tolerance);
+  if (!legal)
+    return {Policy::Synflow, false, total};
+  const auto [layer, fall] = largestShareFall(original, transformed);
+  if (layer.empty() || fall <= params.synflowShareTolerance)
+    return {Policy::Synflow, true, total};
+  return {Policy::Synflow, false,
+          total + ", but the share of layer '" + layer + "' in it fell by ln " + num(fall) + " > " +
+              num(params.synflowShareTolerance) +
+              " (a branch the total does not see, e.g. a shortcut projection)"};
 }
 
 Decision jacobCov(const CapacityProfile &original, const CapacityProfile &transformed,
@@ -178,6 +205,9 @@ void measureZeroCost(const ir::Graph &graph, const std::string &name, const Fish
   fisher.proxy = parseProxy(name);
   const FisherMeasurement m = measureFisher(graph, fisher);
   profile.proxies[name] = m.total.mean;
+  if (fisher.proxy == Proxy::Synflow)
+    for (size_t k = 0; k < m.layers.size(); ++k)
+      profile.synflowLayers[m.layers[k]] = m.layerValues[k].mean;
   if (fisher.proxy != Proxy::Fisher)
     return;
   for (size_t k = 0; k < m.layers.size(); ++k)

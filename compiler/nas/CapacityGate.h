@@ -45,6 +45,18 @@ inline constexpr Policy kDefaultPolicy = Policy::Synflow;
 inline const std::map<Policy, double> kDefaultTolerances = {
     {Policy::Synflow, 6.5}, {Policy::JacobCov, 5.0}, {Policy::TrainLoss, 0.05}};
 
+/// Default of GateParams::synflowShareTolerance: with the synflow policy, no Conv layer of both
+/// models may see its share of the network's synflow fall by more than a factor e^1.0. Synflow
+/// (its total a sum over the layers of each layer's Σ |W ⊙ dR/dW|, the flow through it) is
+/// dominated by the longest paths: every main-path conv of a ResNet carries about R, a 1x1
+/// shortcut projection about 1% of it, so grouping a projection moves the total by 0.02 in ln
+/// (CIFAR ResNet-18, group(8/64/128) of its three projections) while the projection's share falls
+/// by ln 8, ln 64 and ln 128 (2.09, 4.13, 4.84); main-path steps move shares by at most 0.1
+/// (group(4) of every block conv). On that network, those projections cost 8 points of accuracy
+/// at equal training on top of the searched steps that the total admits (docs/capacity.md,
+/// "Validation at full width"); 1.0 lies between the two kinds.
+inline constexpr double kSynflowShareTolerance = 1.0;
+
 /// The names of the proxies in a CapacityProfile, in report order: fisher, synflow, jacob_cov,
 /// snip, grad_norm (measureFisher totals, means over the seeds), train_loss
 /// (measureShortTraining), params and flops (modelCost of the model as loaded, before BN
@@ -53,16 +65,19 @@ const std::vector<std::string> &capacityProxyNames();
 
 /// Everything measured on one model.
 struct CapacityProfile {
-  std::map<std::string, double> proxies;      ///< By capacityProxyNames name.
-  std::map<std::string, double> fisherLayers; ///< Mean Fisher Potential per Conv output name.
-  std::vector<double> fisherRuns;             ///< Fisher Potential total of each seed, in order.
+  std::map<std::string, double> proxies;       ///< By capacityProxyNames name.
+  std::map<std::string, double> fisherLayers;  ///< Mean Fisher Potential per Conv output name.
+  std::map<std::string, double> synflowLayers; ///< Mean synflow per Conv output name.
+  std::vector<double> fisherRuns;              ///< Fisher Potential total of each seed, in order.
 };
 
-/// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy;
-/// and whether the gate applies the spatial-expansion rule (ExpansionRule.h) before any policy.
+/// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy, the
+/// synflow policy's share tolerance (kSynflowShareTolerance, in natural log); and whether the gate
+/// applies the spatial-expansion rule (ExpansionRule.h) before any policy.
 struct GateParams {
   double theta = 1.0;
   std::map<Policy, double> tolerances = kDefaultTolerances;
+  double synflowShareTolerance = kSynflowShareTolerance;
   bool expansionRule = true;
 };
 
@@ -79,8 +94,11 @@ struct Decision {
 ///    with FP_l(original) <= 0 skipped) of FP_l(new) / FP_l(original) >= θ; refused when no
 ///    layer matches;
 ///  - fisher-seeds: FP_s(new) >= θ·FP_s(original) for more than half of the paired seeds s;
-///  - synflow: ln synflow(new) − ln synflow(original) >= −tolerance; refused when a value is
-///    not positive;
+///  - synflow: ln synflow(new) − ln synflow(original) >= −tolerance, and for every Conv layer
+///    l in both synflowLayers with positive values, its share S_l / synflow falls by at most the
+///    share tolerance: ln(S_l(new) / synflow(new)) − ln(S_l(original) / synflow(original)) >=
+///    −synflowShareTolerance (profiles without synflowLayers: the total alone); refused when a
+///    total is not positive;
 ///  - jacob_cov: jacob_cov(new) − jacob_cov(original) >= −tolerance (both already log|det K|;
 ///    −∞ (a singular K) is only legal against −∞);
 ///  - train-loss: train_loss(new) <= train_loss(original) + tolerance;
@@ -103,9 +121,9 @@ std::vector<std::string> proxiesOf(Policy policy);
 
 /// Measures the proxies named in `proxies` (capacityProxyNames names) of `graph`, a model prepared
 /// for training (loadForTraining; not changed): the zero-cost ones with measureFisher (totals, mean
-/// over the seeds; for fisher also fisherLayers and fisherRuns), train_loss with
-/// measureShortTraining, params and flops with modelCost. Throws nasc::Error for an unknown name
-/// and every error of the measurements.
+/// over the seeds; for fisher also fisherLayers and fisherRuns, for synflow synflowLayers),
+/// train_loss with measureShortTraining, params and flops with modelCost. Throws nasc::Error for an
+/// unknown name and every error of the measurements.
 CapacityProfile measureCapacity(const ir::Graph &graph, const CapacityOptions &options,
                                 const std::vector<std::string> &proxies);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -126,4 +127,38 @@ TEST_CASE("nasc capacity --policy-only measures and reports only the policy's pr
   CHECK(table.status == 0);
   CHECK_THAT(table.output, Catch::Contains("synflow: legal") && !Catch::Contains("train_loss") &&
                                !Catch::Contains("paper"));
+}
+
+TEST_CASE("nasc capacity: grouping a shortcut projection moves synflow's total little and the "
+          "projection's share by ln G, so the share rule refuses it",
+          "[nas][cli][capacity]") {
+  // CIFAR ResNet-18 (full width): layer4.0's 1x1 projection 256 -> 512 carries about 1% of
+  // synflow's total, the main-path convs about R each. group(128) keeps each weight's
+  // He-normal scale (fan_out = 512) and leaves 1/128 of the weights, so in expectation the flow
+  // through the projection, Σ |W ⊙ dR/dW| (all-ones input), is 1/128 of the original's while
+  // the total barely moves: the share falls by about ln 128 = 4.85.
+  const std::string dir = std::string(NASC_BINARY_DIR) + "/capacity_cli_share_";
+  const std::string spec = std::string(NASC_SOURCE_DIR) + "/models/cifar_resnet18.json";
+  const std::string original = dir + "original.onnx", grouped = dir + "grouped.onnx";
+  REQUIRE(
+      nasc::test::runNasc("mutate " + spec + " --apply 'conv1:group(1)' -o " + original).status ==
+      0);
+  REQUIRE(nasc::test::runNasc("mutate " + spec + " --apply 'layer4.0.downsample.0:group(128)' -o " +
+                              grouped)
+              .status == 0);
+  const Result r = nascCapacity(original + " " + grouped + " --policy-only --json --seeds 1");
+  INFO(r.output);
+  CHECK(r.status == 3);
+  const nlohmann::json got = nlohmann::json::parse(r.output);
+  const double total = std::log(got["proxies"]["synflow"]["new"].get<double>() /
+                                got["proxies"]["synflow"]["original"].get<double>());
+  CHECK(std::abs(total) < 0.1);
+  const std::string reason = got["reason"];
+  CHECK_THAT(reason, Catch::Contains("share of layer 'layer4.0.downsample.0'"));
+  const double fall = std::stod(reason.substr(reason.find("fell by ln ") + 11));
+  CHECK(std::abs(fall - std::log(128.0)) < 0.3);
+  const Result loose =
+      nascCapacity(original + " " + grouped + " --policy-only --seeds 1 --share-tolerance 6");
+  INFO(loose.output);
+  CHECK(loose.status == 0);
 }

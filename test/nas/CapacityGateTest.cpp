@@ -89,6 +89,40 @@ TEST_CASE("synflow: natural-log ratio against the tolerance; non-positive values
   CHECK_THAT(d.reason, Catch::Contains("not positive"));
 }
 
+TEST_CASE("synflow: a layer whose share of the total falls by more than the share tolerance is "
+          "refused, whatever the total",
+          "[nas][capacity]") {
+  // Original: two main-path layers of 100 each and a projection of 1 (total 201). New: the
+  // projection grouped, 1 -> 1/8, the total 200.125 (ln ratio -0.004): its share falls by
+  // ln((1 / 201) / (0.125 / 200.125)) = ln 8.0 - ln(201 / 200.125) = 2.07508.
+  auto withLayers = [](double projection) {
+    nas::CapacityProfile p = profile({{"synflow", 200 + projection}});
+    p.synflowLayers = {{"a", 100}, {"b", 100}, {"proj", projection}};
+    return p;
+  };
+  const nas::CapacityProfile original = withLayers(1), grouped = withLayers(0.125);
+  const nas::Decision d = nas::decide(Policy::Synflow, original, grouped, {});
+  CHECK_FALSE(d.legal);
+  CHECK_THAT(d.reason, Catch::Contains("'proj'") && Catch::Contains("ln 2.07508"));
+  nas::GateParams params;
+  params.synflowShareTolerance = std::log(8.0) - std::log(201 / 200.125) + 1e-9;
+  CHECK(legal(Policy::Synflow, original, grouped, params));
+  params.synflowShareTolerance -= 2e-9;
+  CHECK_FALSE(legal(Policy::Synflow, original, grouped, params));
+  // Every layer halved: the total halves (ln ratio -0.69, within 6.5) and no share moves.
+  nas::CapacityProfile halved = profile({{"synflow", 100.5}});
+  halved.synflowLayers = {{"a", 50}, {"b", 50}, {"proj", 0.5}};
+  CHECK(legal(Policy::Synflow, original, halved));
+  // Layers only in one profile are not compared; without layers the total decides alone.
+  nas::CapacityProfile renamed = grouped;
+  renamed.synflowLayers = {{"a", 100}, {"b", 100}, {"proj_part0", 0.125}};
+  CHECK(legal(Policy::Synflow, original, renamed));
+  CHECK(legal(Policy::Synflow, profile({{"synflow", 201}}), profile({{"synflow", 200.125}})));
+  // The vote's synflow member applies the rule too.
+  CHECK_THAT(nas::decide(Policy::Vote, original, grouped, {}).reason,
+             Catch::Contains("synflow refused") && Catch::Contains("'proj'"));
+}
+
 TEST_CASE("jacob_cov: difference of log-determinants against the tolerance", "[nas][capacity]") {
   const auto original = profile({{"jacob_cov", 100.0}});
   CHECK(legal(Policy::JacobCov, original, profile({{"jacob_cov", 95.0}})));

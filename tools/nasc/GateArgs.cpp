@@ -11,6 +11,7 @@ nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   nas::GateParams params;
   params.theta = args.theta;
   params.expansionRule = !args.noExpansionRule;
+  params.synflowShareTolerance = args.shareTolerance;
   if (!args.tolerance)
     return params;
   if (!params.tolerances.count(policy))
@@ -81,6 +82,12 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd.add_option("--tolerance", args.tolerance, toleranceHelp())->check(CLI::NonNegativeNumber);
+  cmd.add_option("--share-tolerance", args.shareTolerance,
+                 "With synflow (also in vote): the most, in natural log, by which a Conv layer's "
+                 "share of the synflow total may fall (a branch such as a shortcut projection, "
+                 "which the total does not see; docs/capacity.md)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd.add_option("--batch", args.batch, "Images in the zero-cost proxies' batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -21,6 +21,7 @@ struct GateArgs {
   std::string policy = nas::policyName(nas::kDefaultPolicy);
   double theta = nas::GateParams{}.theta;
   std::optional<double> tolerance;
+  double shareTolerance = nas::kSynflowShareTolerance; ///< nas::GateParams::synflowShareTolerance.
   int64_t batch = nas::FisherOptions{}.batch;
   uint64_t seed = 0;
   int seeds = nas::FisherOptions{}.seeds, steps = nas::ShortTrainingOptions{}.steps;
