@@ -52,9 +52,9 @@ inline const std::map<Policy, double> kDefaultTolerances = {
 /// shortcut projection about 1% of it, so grouping a projection moves the total by 0.02 in ln
 /// (CIFAR ResNet-18, group(8/64/128) of its three projections) while the projection's share falls
 /// by ln 8, ln 64 and ln 128 (2.09, 4.13, 4.84); main-path steps move shares by at most 0.1
-/// (group(4) of every block conv). On that network, those projections cost 8 points of accuracy
-/// at equal training on top of the searched steps that the total admits (docs/capacity.md,
-/// "Validation at full width"); 1.0 lies between the two kinds.
+/// (group(4) of every block conv). On that network those projections cost 6.6 points of accuracy
+/// at equal training alone and 9.0 on top of the searched steps, all admitted by the total
+/// (docs/capacity.md, "Validation at full width"); 1.0 lies between the two kinds.
 inline constexpr double kSynflowShareTolerance = 1.0;
 
 /// The names of the proxies in a CapacityProfile, in report order: fisher, synflow, jacob_cov,
