@@ -49,12 +49,14 @@ DOWNSAMPLES = ["layer2.0.downsample.0", "layer3.0.downsample.0", "layer4.0.downs
 
 # name -> the --apply steps of `nasc mutate`. "searched" is the 4.70x choice of docs/search.md
 # ("groups by place") on ResNet-18's blocks; "searched_ds" adds the 2.68x run's grouped
-# downsamples; the others take one of its step kinds alone.
+# downsamples; "bottleneck4_group2" is the 5.21x run's choice (docs/search.md, "With the synflow
+# share rule") without its grouped projections; the others take one step kind alone.
 VARIANTS = {
     "original": ["conv1:group(1)"],
     "searched": steps(convs(1, (1,)), "bottleneck(2)") + steps(convs(2, (1,)), "group(2)") +
                 steps(convs(1, (2, 3, 4)), "bottleneck(4)") + steps(convs(2, (2, 3, 4)), "seq1(2,4)"),
     "searched_ds": [],
+    "bottleneck4_group2": steps(convs(1), "bottleneck(4)") + steps(convs(2), "group(2)"),
     "group2_all": steps(convs(1) + convs(2), "group(2)"),
     "group4_all": steps(convs(1) + convs(2), "group(4)"),
     "bottleneck4_conv1": steps(convs(1), "bottleneck(4)"),
