@@ -19,7 +19,8 @@ ResNet-34 (docs/search.md). For each variant it
 
 Results go to --results (JSON, rewritten after each training; a rerun skips what it holds with the
 same settings) and a markdown table to stdout: accuracy per seed, mean, difference to the original,
-the ln synflow ratio, per changed Conv, and the gate's decision. Run with Debian's /usr/bin/python3 (torch 1.13) from the repository root:
+the ln synflow ratio, per changed Conv, and the gate's decision. Run with Debian's
+/usr/bin/python3 (torch 1.13) from the repository root:
 
   tools/capacity_validation_wide.py --out /tmp/wide --nasc build/tools/nasc
 """
@@ -45,7 +46,11 @@ def steps(names, step):
     return [f"{name}:{step}" for name in names]
 
 
-DOWNSAMPLES = ["layer2.0.downsample.0", "layer3.0.downsample.0", "layer4.0.downsample.0"]
+# The 1x1 shortcut projections, grouped as the 2.68x run of docs/search.md grouped them.
+GROUPED_DOWNSAMPLES = ["layer2.0.downsample.0:group(8)", "layer3.0.downsample.0:group(64)",
+                       "layer4.0.downsample.0:group(128)"]
+SEARCHED = (steps(convs(1, (1,)), "bottleneck(2)") + steps(convs(2, (1,)), "group(2)") +
+            steps(convs(1, (2, 3, 4)), "bottleneck(4)") + steps(convs(2, (2, 3, 4)), "seq1(2,4)"))
 
 # name -> the --apply steps of `nasc mutate`. "searched" is the 4.70x choice of docs/search.md
 # ("groups by place") on ResNet-18's blocks; "searched_ds" adds the 2.68x run's grouped
@@ -53,18 +58,15 @@ DOWNSAMPLES = ["layer2.0.downsample.0", "layer3.0.downsample.0", "layer4.0.downs
 # share rule") without its grouped projections; the others take one step kind alone.
 VARIANTS = {
     "original": ["conv1:group(1)"],
-    "searched": steps(convs(1, (1,)), "bottleneck(2)") + steps(convs(2, (1,)), "group(2)") +
-                steps(convs(1, (2, 3, 4)), "bottleneck(4)") + steps(convs(2, (2, 3, 4)), "seq1(2,4)"),
-    "searched_ds": [],
+    "searched": SEARCHED,
+    "searched_ds": SEARCHED + GROUPED_DOWNSAMPLES,
     "bottleneck4_group2": steps(convs(1), "bottleneck(4)") + steps(convs(2), "group(2)"),
     "group2_all": steps(convs(1) + convs(2), "group(2)"),
     "group4_all": steps(convs(1) + convs(2), "group(4)"),
     "bottleneck4_conv1": steps(convs(1), "bottleneck(4)"),
     "seq1_2_4_conv2": steps(convs(2, (2, 3, 4)), "seq1(2,4)"),
-    "downsamples_grouped": ["layer2.0.downsample.0:group(8)", "layer3.0.downsample.0:group(64)",
-                            "layer4.0.downsample.0:group(128)"],
+    "downsamples_grouped": GROUPED_DOWNSAMPLES,
 }
-VARIANTS["searched_ds"] = VARIANTS["searched"] + VARIANTS["downsamples_grouped"]
 PER_LAYER_TOLERANCE = 0.75  # nasc search's default --tolerance-per-layer
 
 
@@ -137,7 +139,9 @@ def gate_text(row):
     if row["gate_legal"]:
         return "admits"
     share = re.search(r"share of layer '([^']*)' in it fell by ln ([0-9.]+)", row["gate_reason"])
-    return f"refuses (share of {share[1]}: ln {float(share[2]):.2f})" if share else "refuses (total)"
+    if not share:
+        return "refuses (total)"
+    return f"refuses (share of {share[1]}: ln {float(share[2]):.2f})"
 
 
 def table(results):
@@ -204,8 +208,8 @@ def main():
             report = future.result()
             results["variants"][name]["accuracy"][str(seed)] = report["test_accuracy"]
             save(args, results)
-            print(f"{name} seed {seed}: {report['test_accuracy']:.2f}% in {report['seconds']:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(f"{name} seed {seed}: {report['test_accuracy']:.2f}% in "
+                  f"{report['seconds']:.0f} s", file=sys.stderr, flush=True)
     table(results)
 
 

@@ -207,7 +207,7 @@ inline constexpr double kL1WeightBytes = 8 * 1024;
 inline constexpr int kReductionChunk = 8;
 
 /// Iterations of the input-channel block loop (c0) in a reduction chunk of a windowed statement
-/// (a 3x3 conv): 2 blocks, whose weights (37 KiB for a 2 x 16-lane tile, 32 channels x 9 taps)
+/// (a 3x3 conv): 2 blocks, whose weights (36 KiB for a 2 x 16-lane tile, 32 channels x 9 taps)
 /// stay in a 48 KiB L1 across the output rows. Measured on Zen 5 (AVX-512, 1 thread) for the
 /// 3x3 512 -> 512 convs at 7x7 and 4x4, chunks of 1, 2, 4 and 8 blocks: 2 was the best or
 /// within noise of it on both (docs/performance.md).
