@@ -11,14 +11,16 @@ ResNet-34 (docs/search.md). For each variant it
 - measures ln synflow(new) - ln synflow(original) with `nasc capacity ORIGINAL NEW --policy synflow
   --policy-only --json --tolerance 0.75n` (batch 128, 3 seeds: the gate's defaults; n the Convs
   the steps change), the decision `nasc search --tolerance-per-layer 0.75` takes: the total against
-  -0.75n and every layer's share of it against the share rule (docs/capacity.md);
+  -0.75n, every layer's share of it against the share rule and every layer's weights against the
+  weight floor (docs/capacity.md);
 - trains the network from fresh He-normal weights with tools/train_eval.py (docs/accuracy.md's
   short recipe by default: the first 2560 Fashion-MNIST training images, 2 epochs, lr 0.02, batch
   128, tested on the first 2000 test images) for each seed, --jobs trainings at a time, one thread
   each.
 
 Results go to --results (JSON, rewritten after each training; a rerun skips what it holds with the
-same settings) and a markdown table to stdout: accuracy per seed, mean, difference to the original,
+same settings; --rejudge measures every gate decision again, e.g. after a gate rule changed) and a
+markdown table to stdout: accuracy per seed, mean, difference to the original,
 the ln synflow ratio, per changed Conv, and the gate's decision. Run with Debian's
 /usr/bin/python3 (torch 1.13) from the repository root:
 
@@ -55,12 +57,15 @@ SEARCHED = (steps(convs(1, (1,)), "bottleneck(2)") + steps(convs(2, (1,)), "grou
 # name -> the --apply steps of `nasc mutate`. "searched" is the 4.70x choice of docs/search.md
 # ("groups by place") on ResNet-18's blocks; "searched_ds" adds the 2.68x run's grouped
 # downsamples; "bottleneck4_group2" is the 5.21x run's choice (docs/search.md, "With the synflow
-# share rule") without its grouped projections; the others take one step kind alone.
+# share rule") without its grouped projections; "bottleneck2_group2" stacks the same kinds with
+# each block's second conv at a quarter of its weights (the weight floor); the others take one
+# step kind alone.
 VARIANTS = {
     "original": ["conv1:group(1)"],
     "searched": SEARCHED,
     "searched_ds": SEARCHED + GROUPED_DOWNSAMPLES,
     "bottleneck4_group2": steps(convs(1), "bottleneck(4)") + steps(convs(2), "group(2)"),
+    "bottleneck2_group2": steps(convs(1), "bottleneck(2)") + steps(convs(2), "group(2)"),
     "group2_all": steps(convs(1) + convs(2), "group(2)"),
     "group4_all": steps(convs(1) + convs(2), "group(4)"),
     "bottleneck4_conv1": steps(convs(1), "bottleneck(4)"),
@@ -95,8 +100,8 @@ def write_variant(args, variant):
 
 def judge(args, original, path, convs):
     """`nasc capacity` with the synflow policy as `nasc search` runs it on a candidate changing
-    `convs` Convs (tolerance PER_LAYER_TOLERANCE per Conv, the share rule): the ln synflow ratio,
-    the decision and its reason."""
+    `convs` Convs (tolerance PER_LAYER_TOLERANCE per Conv, the share rule, the weight floor): the
+    ln synflow ratio, the decision and its reason."""
     report = json.loads(run([args.nasc, "capacity", original, path, "--policy", "synflow",
                              "--policy-only", "--json", "--tolerance",
                              str(PER_LAYER_TOLERANCE * convs)]))
@@ -135,13 +140,17 @@ def save(args, results):
 
 
 def gate_text(row):
-    """"admits", "refuses (total)" or "refuses (share of L: ln F)" from the gate's record."""
+    """"admits", "refuses (total)", "refuses (share of L: ln F)" or "refuses (weights of L: F)"
+    from the gate's record."""
     if row["gate_legal"]:
         return "admits"
     share = re.search(r"share of layer '([^']*)' in it fell by ln ([0-9.]+)", row["gate_reason"])
-    if not share:
-        return "refuses (total)"
-    return f"refuses (share of {share[1]}: ln {float(share[2]):.2f})"
+    if share:
+        return f"refuses (share of {share[1]}: ln {float(share[2]):.2f})"
+    floor = re.search(r"layer '([^']*)' keeps ([0-9.e-]+) of its weights", row["gate_reason"])
+    if floor:
+        return f"refuses (weights of {floor[1]}: {float(floor[2]):.3g})"
+    return "refuses (total)"
 
 
 def table(results):
@@ -149,7 +158,8 @@ def table(results):
     base = rows["original"]
     base_mean = sum(base["accuracy"].values()) / len(base["accuracy"])
     print("| variant | Convs changed | MFLOP | params | accuracy per seed | mean | Δ | "
-          "ln synflow ratio | per changed Conv | search's gate (0.75 per Conv, share rule) |")
+          "ln synflow ratio | per changed Conv | "
+          "search's gate (0.75 per Conv, share rule, weight floor) |")
     print("|---|---:|---:|---:|---|---:|---:|---:|---:|---|")
     for name in [v for v in VARIANTS if v in rows]:
         row = rows[name]
@@ -181,6 +191,8 @@ def main():
     parser.add_argument("--test-subset", type=int, default=2000)
     parser.add_argument("--lr", type=float, default=0.02)
     parser.add_argument("--table-only", action="store_true", help="print the table of --results")
+    parser.add_argument("--rejudge", action="store_true",
+                        help="measure the gate's decision of every variant again")
     args = parser.parse_args()
     results = load_results(args)
     if args.table_only:
@@ -192,7 +204,7 @@ def main():
     for name in variants:
         path, mflop, params = write_variant(args, name)
         row = results["variants"].setdefault(name, {"accuracy": {}})
-        if "gate_reason" not in row and name != "original":
+        if name != "original" and ("gate_reason" not in row or args.rejudge):
             ratio, legal, reason = judge(args, original, path, changed_convs(name))
             row.update(ln_synflow_ratio=ratio, gate_legal=legal, gate_reason=reason)
             print(f"{name}: {reason}", file=sys.stderr, flush=True)

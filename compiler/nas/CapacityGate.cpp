@@ -108,6 +108,22 @@ std::pair<std::string, double> largestShareFall(const CapacityProfile &original,
   return worst;
 }
 
+/// The layer of both profiles' layerWeights that keeps the smallest fraction of its original
+/// weights, and that fraction; an empty name when no layer matches.
+std::pair<std::string, double> smallestWeightShare(const CapacityProfile &original,
+                                                   const CapacityProfile &transformed) {
+  std::pair<std::string, double> worst{"", std::numeric_limits<double>::infinity()};
+  for (const auto &[layer, weights] : transformed.layerWeights) {
+    auto it = original.layerWeights.find(layer);
+    if (it == original.layerWeights.end() || it->second <= 0)
+      continue;
+    const double share = static_cast<double>(weights) / static_cast<double>(it->second);
+    if (share < worst.second)
+      worst = {layer, share};
+  }
+  return worst;
+}
+
 Decision synflow(const CapacityProfile &original, const CapacityProfile &transformed,
                  const GateParams &params) {
   const double o = proxyOf(original, "synflow"), n = proxyOf(transformed, "synflow");
@@ -121,12 +137,19 @@ Decision synflow(const CapacityProfile &original, const CapacityProfile &transfo
   if (!legal)
     return {Policy::Synflow, false, total};
   const auto [layer, fall] = largestShareFall(original, transformed);
-  if (layer.empty() || fall <= params.synflowShareTolerance)
-    return {Policy::Synflow, true, total};
-  return {Policy::Synflow, false,
-          total + ", but the share of layer '" + layer + "' in it fell by ln " + num(fall) + " > " +
-              num(params.synflowShareTolerance) +
-              " (a branch the total does not see, e.g. a shortcut projection)"};
+  if (!layer.empty() && fall > params.synflowShareTolerance)
+    return {Policy::Synflow, false,
+            total + ", but the share of layer '" + layer + "' in it fell by ln " + num(fall) +
+                " > " + num(params.synflowShareTolerance) +
+                " (a branch the total does not see, e.g. a shortcut projection)"};
+  const auto [thinnest, share] = smallestWeightShare(original, transformed);
+  if (!thinnest.empty() && share < params.layerWeightFloor)
+    return {Policy::Synflow, false,
+            total + ", but layer '" + thinnest + "' keeps " + num(share) + " of its weights (" +
+                std::to_string(transformed.layerWeights.at(thinnest)) + " of " +
+                std::to_string(original.layerWeights.at(thinnest)) + ") < " +
+                num(params.layerWeightFloor) + " (steps stacked on it compound)"};
+  return {Policy::Synflow, true, total};
 }
 
 Decision jacobCov(const CapacityProfile &original, const CapacityProfile &transformed,
@@ -205,9 +228,11 @@ void measureZeroCost(const ir::Graph &graph, const std::string &name, const Fish
   fisher.proxy = parseProxy(name);
   const FisherMeasurement m = measureFisher(graph, fisher);
   profile.proxies[name] = m.total.mean;
-  if (fisher.proxy == Proxy::Synflow)
+  if (fisher.proxy == Proxy::Synflow) {
     for (size_t k = 0; k < m.layers.size(); ++k)
       profile.synflowLayers[m.layers[k]] = m.layerValues[k].mean;
+    profile.layerWeights = convLayerWeights(graph);
+  }
   if (fisher.proxy != Proxy::Fisher)
     return;
   for (size_t k = 0; k < m.layers.size(); ++k)

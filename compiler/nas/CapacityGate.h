@@ -57,6 +57,18 @@ inline const std::map<Policy, double> kDefaultTolerances = {
 /// (docs/capacity.md, "Validation at full width"); 1.0 lies between the two kinds.
 inline constexpr double kSynflowShareTolerance = 1.0;
 
+/// Default of GateParams::layerWeightFloor: with the synflow policy, every convolution layer of
+/// the original (matched by the value it produces, convLayerWeights) keeps at least a quarter of
+/// its weights. Synflow cannot see how steps stacked on one block compound: every main-path conv
+/// carries about the whole flow R (Tanaka et al. 2020, conservation of synaptic saliency), so its
+/// ln ratio is a sum of per-layer falls, and on the full-width CIFAR ResNet-18 bottleneck(4) of
+/// each block's first conv with group(2) of its second (conv2 at 1/8 of its weights) lost 3.5
+/// points at exactly the ln ratio (−11.0) of group(2) of both convs (1/2 each), which lost 0.4
+/// (docs/capacity.md, "Validation at full width"). There and on the validation ResNet-8, the
+/// variants with a layer below a quarter lost 2.3 points and more (one exception: depthwise in
+/// one block, −0.4), those at exactly a quarter 1.0-1.6, those above it at most 0.9.
+inline constexpr double kLayerWeightFloor = 0.25;
+
 /// The names of the proxies in a CapacityProfile, in report order: fisher, synflow, jacob_cov,
 /// snip, grad_norm (measureFisher totals, means over the seeds), train_loss
 /// (measureShortTraining), params and flops (modelCost of the model as loaded, before BN
@@ -68,16 +80,19 @@ struct CapacityProfile {
   std::map<std::string, double> proxies;       ///< By capacityProxyNames name.
   std::map<std::string, double> fisherLayers;  ///< Mean Fisher Potential per Conv output name.
   std::map<std::string, double> synflowLayers; ///< Mean synflow per Conv output name.
+  std::map<std::string, int64_t> layerWeights; ///< convLayerWeights of the model.
   std::vector<double> fisherRuns;              ///< Fisher Potential total of each seed, in order.
 };
 
 /// Thresholds of the policies: theta for the Fisher policies, a tolerance per log/loss policy, the
-/// synflow policy's share tolerance (kSynflowShareTolerance, in natural log); and whether the gate
-/// applies the spatial-expansion rule (ExpansionRule.h) before any policy.
+/// synflow policy's share tolerance (kSynflowShareTolerance, in natural log) and layer weight
+/// floor (kLayerWeightFloor, a fraction); and whether the gate applies the spatial-expansion rule
+/// (ExpansionRule.h) before any policy.
 struct GateParams {
   double theta = 1.0;
   std::map<Policy, double> tolerances = kDefaultTolerances;
   double synflowShareTolerance = kSynflowShareTolerance;
+  double layerWeightFloor = kLayerWeightFloor;
   bool expansionRule = true;
 };
 
@@ -97,7 +112,8 @@ struct Decision {
 ///  - synflow: ln synflow(new) − ln synflow(original) >= −tolerance, and for every Conv layer
 ///    l in both synflowLayers with positive values, its share S_l / synflow falls by at most the
 ///    share tolerance: ln(S_l(new) / synflow(new)) − ln(S_l(original) / synflow(original)) >=
-///    −synflowShareTolerance (profiles without synflowLayers: the total alone); refused when a
+///    −synflowShareTolerance (profiles without synflowLayers: the total alone), and every layer of
+///    both layerWeights keeps at least layerWeightFloor of its original weights; refused when a
 ///    total is not positive;
 ///  - jacob_cov: jacob_cov(new) − jacob_cov(original) >= −tolerance (both already log|det K|;
 ///    −∞ (a singular K) is only legal against −∞);
@@ -121,9 +137,9 @@ std::vector<std::string> proxiesOf(Policy policy);
 
 /// Measures the proxies named in `proxies` (capacityProxyNames names) of `graph`, a model prepared
 /// for training (loadForTraining; not changed): the zero-cost ones with measureFisher (totals, mean
-/// over the seeds; for fisher also fisherLayers and fisherRuns, for synflow synflowLayers),
-/// train_loss with measureShortTraining, params and flops with modelCost. Throws nasc::Error for an
-/// unknown name and every error of the measurements.
+/// over the seeds; for fisher also fisherLayers and fisherRuns, for synflow synflowLayers and
+/// layerWeights), train_loss with measureShortTraining, params and flops with modelCost. Throws
+/// nasc::Error for an unknown name and every error of the measurements.
 CapacityProfile measureCapacity(const ir::Graph &graph, const CapacityOptions &options,
                                 const std::vector<std::string> &proxies);
 

@@ -1,5 +1,7 @@
 #include "compiler/nas/ModelCost.h"
 
+#include "compiler/nas/ConvLayer.h"
+
 #include "ir/ops/OpDef.h"
 
 #include <set>
@@ -25,6 +27,19 @@ ModelCost modelCost(const ir::Graph &graph) {
     cost.nodes.push_back(std::move(c));
   }
   return cost;
+}
+
+std::map<std::string, int64_t> convLayerWeights(const ir::Graph &graph) {
+  std::map<std::string, int64_t> weights;
+  for (const ir::Node &node : graph.nodes) {
+    if (node.op_type != "Conv")
+      continue;
+    int64_t &count = weights[layerOutput(graph, node)];
+    for (size_t input : ir::findOp(node.op_type)->parameterInputs)
+      if (input < node.inputs.size() && graph.isInitializer(node.inputs[input]))
+        count += graph.initializers.at(node.inputs[input]).size();
+  }
+  return weights;
 }
 
 } // namespace nasc::nas

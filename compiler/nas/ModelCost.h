@@ -4,6 +4,7 @@
 #include "ir/Graph.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,11 @@ struct ModelCost {
 /// Other ops count nothing. Parameters are initializer elements; one read by several nodes is
 /// counted once, at its first reader.
 ModelCost modelCost(const ir::Graph &graph);
+
+/// Trainable parameters (elements of W and B) of each convolution layer of `graph`, keyed by the
+/// value the layer produces (layerOutput, ConvLayer.h): a Conv's own, or the sum over the Conv
+/// parts of seq1 / seq2 / seq3 under their Concat's output, so a layer is matched across a
+/// transformation by that name.
+std::map<std::string, int64_t> convLayerWeights(const ir::Graph &graph);
 
 } // namespace nasc::nas

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 namespace nasc::search {
 
@@ -82,7 +83,8 @@ nas::NeuralStep onNode(nas::NeuralStep step, const std::string &node) {
 } // namespace
 
 Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
-    : original_(original), searchable_(searchableConvs(original)), options_(options) {
+    : original_(original), searchable_(searchableConvs(original)), options_(options),
+      originalWeights_(nas::convLayerWeights(original)) {
   const std::vector<ConvWorkload> convs = convWorkloads(original);
   const std::vector<ConvGroup> groups = convGroups(original, searchable_, convs);
   std::vector<std::vector<nas::NeuralStep>> steps(groups.size());
@@ -104,7 +106,9 @@ Layerwise::Layerwise(const ir::Graph &original, LayerwiseOptions options)
 }
 
 Candidate Layerwise::compose(const std::vector<std::vector<const LayerStep *>> &ranked,
-                             const std::vector<size_t> &choice) const {
+                             std::vector<size_t> choice) const {
+  if (options_.weightFloor > 0)
+    keepWeightFloor(ranked, choice);
   std::map<std::string, nas::NeuralStep> chosen; // by Conv
   for (size_t w = 0; w < ranked.size(); ++w)
     if (choice[w] < ranked[w].size())
@@ -115,6 +119,40 @@ Candidate Layerwise::compose(const std::vector<std::vector<const LayerStep *>> &
     if (auto step = chosen.find(node); step != chosen.end())
       addStep(candidate, step->second);
   return candidate;
+}
+
+void Layerwise::keepWeightFloor(const std::vector<std::vector<const LayerStep *>> &ranked,
+                                std::vector<size_t> &choice) const {
+  std::map<std::string, double> kept; // per layer, the fraction the groups taken so far leave
+  for (size_t w = 0; w < ranked.size(); ++w) {
+    for (; choice[w] < ranked[w].size(); ++choice[w]) {
+      const std::map<std::string, double> &fractions = weightFractions(*ranked[w][choice[w]]);
+      const bool keeps = std::all_of(fractions.begin(), fractions.end(), [&](const auto &f) {
+        auto it = kept.find(f.first);
+        return (it == kept.end() ? 1.0 : it->second) * f.second >= options_.weightFloor;
+      });
+      if (keeps)
+        break;
+    }
+    if (choice[w] < ranked[w].size())
+      for (const auto &[layer, fraction] : weightFractions(*ranked[w][choice[w]]))
+        kept.emplace(layer, 1.0).first->second *= fraction;
+  }
+}
+
+const std::map<std::string, double> &Layerwise::weightFractions(const LayerStep &step) const {
+  const std::string key = step.step.toString();
+  if (auto it = fractions_.find(key); it != fractions_.end())
+    return it->second;
+  Candidate alone{{}, original_, {}};
+  for (const std::string &member : step.members)
+    addStep(alone, onNode(step.step, member));
+  std::map<std::string, double> fractions;
+  for (const auto &[layer, weights] : nas::convLayerWeights(alone.graph))
+    if (auto it = originalWeights_.find(layer); it != originalWeights_.end() && it->second > 0)
+      if (weights != it->second)
+        fractions[layer] = static_cast<double>(weights) / static_cast<double>(it->second);
+  return fractions_.emplace(key, std::move(fractions)).first->second;
 }
 
 Candidate Layerwise::propose(int64_t index, const std::vector<Scored> &history,

@@ -12,6 +12,7 @@
 #include "ir/Graph.h"
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct LayerwiseOptions {
   double perturb = 0.2; ///< Probability that a perturbed composition changes a group's step.
   int tries = 16;       ///< Perturbed compositions drawn before one new to the history is found.
   std::vector<std::string> transforms; ///< Whose steps it tries (stepChoices); empty: all.
+  /// The capacity gate's layer weight floor (nas::GateParams::layerWeightFloor) that
+  /// compositions keep: 0 for none.
+  double weightFloor = 0;
 };
 
 /// The layerwise strategy of a search of one original network.
@@ -62,6 +66,13 @@ public:
   ///    composition, each group's choice is perturbed instead, drawing from `rng`: with
   ///    probability options.perturb its second fastest step (none when it has one), with the
   ///    same probability none; up to options.tries draws for one the history does not hold.
+  ///    With options.weightFloor, the groups, largest first, take their chosen step only when
+  ///    every conv layer then keeps at least that fraction of its weights (nas::convLayerWeights;
+  ///    a layer's fraction under several groups' steps taken as the product of the fractions each
+  ///    group's step alone leaves it, exact for the registry's steps, which scale a Conv's
+  ///    output channels, input channels or group), else their next fastest step passing, or
+  ///    none: the gate would refuse the whole network for a layer its steps stack below the
+  ///    floor (bottleneck of a block's first conv with group of its second).
   /// A composition with no step yet is a candidate without steps. Deterministic for a given
   /// history and `rng` state.
   Candidate propose(int64_t index, const std::vector<Scored> &history, double baselineSeconds,
@@ -71,7 +82,16 @@ private:
   /// The composition of `choice` (per layer step group, the index into its ranked steps, or
   /// none) applied to the original.
   Candidate compose(const std::vector<std::vector<const LayerStep *>> &ranked,
-                    const std::vector<size_t> &choice) const;
+                    std::vector<size_t> choice) const;
+
+  /// `choice` with each group, largest first, moved to its first ranked step from its choice on
+  /// that keeps options_.weightFloor with the groups before it, or to none.
+  void keepWeightFloor(const std::vector<std::vector<const LayerStep *>> &ranked,
+                       std::vector<size_t> &choice) const;
+
+  /// Per conv layer (nas::convLayerWeights name), the fraction of its weights that `step`
+  /// applied to every member of its group leaves it; computed once per step.
+  const std::map<std::string, double> &weightFractions(const LayerStep &step) const;
 
   const ir::Graph &original_;
   std::vector<std::string> searchable_; ///< searchableConvs(original_), computed once.
@@ -79,6 +99,9 @@ private:
   std::vector<LayerStep> layerSteps_;
   std::vector<size_t> groupOf_; ///< Per layer step, its group's index (first-seen order).
   size_t groups_ = 0;
+  std::map<std::string, int64_t> originalWeights_; ///< nas::convLayerWeights(original_).
+  /// weightFractions by step (LayerStep::step text); filled as compositions need them.
+  mutable std::map<std::string, std::map<std::string, double>> fractions_;
 };
 
 } // namespace nasc::search

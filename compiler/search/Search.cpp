@@ -335,6 +335,8 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   if (options.strategy == Strategy::Layerwise) {
     LayerwiseOptions layerwiseOptions;
     layerwiseOptions.transforms = options.transforms;
+    if (options.policy == nas::Policy::Synflow)
+      layerwiseOptions.weightFloor = options.gate.layerWeightFloor;
     layerwise.emplace(original, layerwiseOptions);
   }
 

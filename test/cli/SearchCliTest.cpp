@@ -28,10 +28,12 @@ using nasc::test::runNasc;
 
 namespace {
 
-/// The arguments of a small search: 8 candidates, every one legal (synflow tolerance 1e9).
+/// The arguments of a small search: 8 candidates, every one legal (synflow tolerance 1e9, no
+/// weight floor).
 std::string searchArgs(const std::string &model, const std::string &out) {
   return "search " + model +
-         " --budget 8c --seed 5 --tolerance-per-layer 0 --tolerance 1e9 --out " + out;
+         " --budget 8c --seed 5 --tolerance-per-layer 0 --tolerance 1e9 --weight-floor 0 --out " +
+         out;
 }
 
 /// index -> "status steps" of the candidate records in `db` (not the layers').

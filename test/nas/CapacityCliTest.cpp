@@ -157,8 +157,41 @@ TEST_CASE("nasc capacity: grouping a shortcut projection moves synflow's total l
   CHECK_THAT(reason, Catch::Contains("share of layer 'layer4.0.downsample.0'"));
   const double fall = std::stod(reason.substr(reason.find("fell by ln ") + 11));
   CHECK(std::abs(fall - std::log(128.0)) < 0.3);
-  const Result loose =
-      nascCapacity(original + " " + grouped + " --policy-only --seeds 1 --share-tolerance 6");
+  // The weight floor (1/128 of the weights < 1/4) refuses it too; off here.
+  const Result loose = nascCapacity(
+      original + " " + grouped + " --policy-only --seeds 1 --share-tolerance 6 --weight-floor 0");
+  INFO(loose.output);
+  CHECK(loose.status == 0);
+}
+
+TEST_CASE("nasc capacity: steps stacked on one conv that leave it less than the weight floor "
+          "are refused, whatever synflow's total",
+          "[nas][cli][capacity]") {
+  // c2 (3x3, 16 -> 16, 2304 weights) after bottleneck(4) of c1 reads 4 channels (576 weights,
+  // a quarter: kept); group(2) on top leaves 16 x 2 x 9 = 288, 1/8 of 2304. Synflow's ln ratio
+  // (about -ln 4 - ln 8 = -3.5) is within the default tolerance 6.5.
+  const std::string model = writeCnn("floor_base", 16);
+  const std::string dir = std::string(NASC_BINARY_DIR) + "/capacity_cli_floor_";
+  const std::string quarter = dir + "quarter.onnx", eighth = dir + "eighth.onnx";
+  REQUIRE(
+      nasc::test::runNasc("mutate " + model + " --apply 'c1:bottleneck(4)' -o " + quarter).status ==
+      0);
+  REQUIRE(nasc::test::runNasc("mutate " + model +
+                              " --apply 'c1:bottleneck(4)' --apply 'c2:group(2)' -o " + eighth)
+              .status == 0);
+  const std::string fast = " --policy-only --seeds 1 --batch 16";
+  const Result kept = nascCapacity(model + " " + quarter + fast);
+  INFO(kept.output);
+  CHECK(kept.status == 0);
+  const Result refused = nascCapacity(model + " " + eighth + fast + " --json");
+  INFO(refused.output);
+  CHECK(refused.status == 3);
+  const nlohmann::json got = nlohmann::json::parse(refused.output);
+  CHECK(std::log(got["proxies"]["synflow"]["new"].get<double>() /
+                 got["proxies"]["synflow"]["original"].get<double>()) > -6.5);
+  CHECK_THAT(got["reason"].get<std::string>(),
+             Catch::Contains("layer 'c2' keeps 0.125 of its weights (288 of 2304) < 0.25"));
+  const Result loose = nascCapacity(model + " " + eighth + fast + " --weight-floor 0.125");
   INFO(loose.output);
   CHECK(loose.status == 0);
 }

@@ -123,6 +123,35 @@ TEST_CASE("synflow: a layer whose share of the total falls by more than the shar
              Catch::Contains("synflow refused") && Catch::Contains("'proj'"));
 }
 
+TEST_CASE("synflow: a layer keeping less than the weight floor of its weights is refused, "
+          "whatever the total",
+          "[nas][capacity]") {
+  // 3x3 convs of 64 -> 64 channels, 36,864 weights each; conv2 after bottleneck(4) of conv1
+  // (16 input channels) and group(2): 64 x 8 x 9 = 4,608 weights, 1/8 of 36,864.
+  auto withWeights = [](int64_t conv1, int64_t conv2) {
+    nas::CapacityProfile p = profile({{"synflow", 1e20}});
+    p.layerWeights = {{"conv1", conv1}, {"conv2", conv2}};
+    return p;
+  };
+  const nas::CapacityProfile original = withWeights(36864, 36864);
+  const nas::Decision d = nas::decide(Policy::Synflow, original, withWeights(9216, 4608), {});
+  CHECK_FALSE(d.legal);
+  CHECK_THAT(d.reason, Catch::Contains("'conv2' keeps 0.125 of its weights (4608 of 36864)"));
+  // Exactly a quarter (bottleneck(4) of conv1 alone: conv1 16 x 64 x 9, conv2 64 x 16 x 9) is kept.
+  CHECK(nas::kLayerWeightFloor == 0.25);
+  CHECK(legal(Policy::Synflow, original, withWeights(9216, 9216)));
+  CHECK_FALSE(legal(Policy::Synflow, original, withWeights(9216, 9215)));
+  nas::GateParams params;
+  params.layerWeightFloor = 0.125;
+  CHECK(legal(Policy::Synflow, original, withWeights(9216, 4608), params));
+  // Layers only in one profile are not compared; the vote's synflow member applies the floor.
+  nas::CapacityProfile renamed = profile({{"synflow", 1e20}});
+  renamed.layerWeights = {{"conv2_part0", 10}};
+  CHECK(legal(Policy::Synflow, original, renamed));
+  CHECK_THAT(nas::decide(Policy::Vote, original, withWeights(9216, 4608), {}).reason,
+             Catch::Contains("synflow refused") && Catch::Contains("'conv2' keeps"));
+}
+
 TEST_CASE("jacob_cov: difference of log-determinants against the tolerance", "[nas][capacity]") {
   const auto original = profile({{"jacob_cov", 100.0}});
   CHECK(legal(Policy::JacobCov, original, profile({{"jacob_cov", 95.0}})));

@@ -204,6 +204,17 @@ TEST_CASE("modelCost counts 2 FLOP per multiply-accumulate and trainable paramet
   const nas::ModelCost grouped = nas::modelCost(nas::applyNeuralStep(g, {"conv1", "group", {4}}));
   CHECK(grouped.flops == conv / 4 + conv + fc);
   CHECK(grouped.params == cost.params - 8 * 8 * 9 * 3 / 4);
+  SECTION("convLayerWeights: W and B per conv layer, seq1's parts summed under its output") {
+    using Weights = std::map<std::string, int64_t>;
+    CHECK(nas::convLayerWeights(g) == Weights{{"c1", 8 * 8 * 9 + 8}, {"c2", 8 * 8 * 9}});
+    // seq1(2, 4) of conv2: 4 output channels of group 2 (4 x 4 x 9) and 4 of group 4 (4 x 2 x 9),
+    // their Concat writing c2; bottleneck(2) of conv1: 4 x 8 x 9 + 4, conv2 then reads 4.
+    const ir::Graph seq = nas::applyNeuralStep(g, {"conv2", "seq1", {2, 4}});
+    CHECK(nas::convLayerWeights(seq) ==
+          Weights{{"c1", 8 * 8 * 9 + 8}, {"c2", 4 * 4 * 9 + 4 * 2 * 9}});
+    const ir::Graph thin = nas::applyNeuralStep(g, {"conv1", "bottleneck", {2}});
+    CHECK(nas::convLayerWeights(thin) == Weights{{"c1", 4 * 8 * 9 + 4}, {"c2", 8 * 4 * 9}});
+  }
   SECTION("a MatMul with a weight operand counts 2·M·K·N and the weight") {
     ir::Graph m;
     m.inputs = {"a"};

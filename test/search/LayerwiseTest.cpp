@@ -135,6 +135,36 @@ TEST_CASE("a composition takes each workload's fastest step that passed alone on
   }
 }
 
+TEST_CASE("with a weight floor a composition's smaller workloads fall back to a step that keeps "
+          "every layer's weights above it, or to none",
+          "[layerwise]") {
+  const ir::Graph original = test::smallResnet("layerwise_resnet");
+  search::LayerwiseOptions options{4, 0.2, 16, {}};
+  options.weightFloor = 0.25;
+  const search::Layerwise layerwise(original, options);
+  std::mt19937_64 rng(1);
+  // a1, b1 (16 -> 16, the largest workload) bottleneck(4): 4 output channels, 1/4 of their
+  // weights, and a2, b2 read 4 of 16 channels, 16 x 4 x 9 = 1/4 of theirs. group(4) of a2, b2
+  // on top leaves 16 x 1 x 9 = 1/16 of 16 x 16 x 9, group(2) 1/8: both below 1/4, so a2's
+  // workload takes none.
+  const std::vector<search::Scored> bottleneck4 = {
+      alone("a1:bottleneck(4)", 0.6), alone("a1:group(2)", 0.8), alone("a2:group(4)", 0.65),
+      alone("a2:group(2)", 0.7)};
+  CHECK(texts(layerwise.propose(3, bottleneck4, 1.0, rng).steps) ==
+        std::vector<std::string>{"a1:bottleneck(4)", "b1:bottleneck(4)"});
+  // bottleneck(2) leaves a2, b2 1/2: group(4) on top 1/8 (below), group(2) 1/4 (kept).
+  const std::vector<search::Scored> bottleneck2 = {
+      alone("a1:bottleneck(2)", 0.6), alone("a2:group(4)", 0.65), alone("a2:group(2)", 0.7)};
+  CHECK(texts(layerwise.propose(3, bottleneck2, 1.0, rng).steps) ==
+        std::vector<std::string>{"a1:bottleneck(2)", "a2:group(2)", "b1:bottleneck(2)",
+                                 "b2:group(2)"});
+  // Without the floor the fastest steps stack.
+  const search::Layerwise unbounded(original, {4, 0.2, 16, {}});
+  CHECK(texts(unbounded.propose(3, bottleneck4, 1.0, rng).steps) ==
+        std::vector<std::string>{"a1:bottleneck(4)", "a2:group(4)", "b1:bottleneck(4)",
+                                 "b2:group(4)"});
+}
+
 TEST_CASE("the layer steps of chosen transformations only", "[layerwise]") {
   const ir::Graph original = test::smallResnet("layerwise_resnet");
   search::LayerwiseOptions options;

@@ -31,13 +31,14 @@ namespace {
 /// Gemm (10).
 std::string smallModel() { return test::writeSmallCnn("search_cnn", {16, 16, 4, 16, 10}); }
 
-/// A budget of `candidates`, a gate that passes every candidate (synflow tolerance 1e9), short
-/// timings.
+/// A budget of `candidates`, a gate that passes every candidate (synflow tolerance 1e9, no
+/// weight floor), short timings.
 search::SearchOptions smallOptions(int64_t candidates) {
   search::SearchOptions options;
   options.candidates = candidates;
   options.seed = 11;
   options.gate.tolerances[nas::Policy::Synflow] = 1e9;
+  options.gate.layerWeightFloor = 0;
   options.synflowPerLayer = 0;
   options.measure.repeat = 3;
   options.measure.minSeconds = 0;

@@ -12,6 +12,7 @@ nas::GateParams gateParams(const GateArgs &args, nas::Policy policy) {
   params.theta = args.theta;
   params.expansionRule = !args.noExpansionRule;
   params.synflowShareTolerance = args.shareTolerance;
+  params.layerWeightFloor = args.weightFloor;
   if (!args.tolerance)
     return params;
   if (!params.tolerances.count(policy))
@@ -45,7 +46,9 @@ const char *kPolicyHelp =
     "paper: Fisher Potential FP(new) >= theta * FP(original) (Turner et al. 2021)\n"
     "fisher-layer: min over Conv layers (by name) of FP_l(new) / FP_l(original) >= theta\n"
     "fisher-seeds: FP(new) >= theta * FP(original) in a majority of the paired seeds\n"
-    "synflow: ln synflow(new) - ln synflow(original) >= -tolerance\n"
+    "synflow: ln synflow(new) - ln synflow(original) >= -tolerance, no Conv layer's share of it\n"
+    "  falling by more than --share-tolerance, none keeping less than --weight-floor of its "
+    "weights\n"
     "jacob_cov: jacob_cov(new) - jacob_cov(original) >= -tolerance (log-determinants)\n"
     "train-loss: train_loss(new) <= train_loss(original) + tolerance\n"
     "vote: at least 2 of synflow, jacob_cov, train-loss legal";
@@ -87,6 +90,12 @@ void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set) {
                  "share of the synflow total may fall (a branch such as a shortcut projection, "
                  "which the total does not see; docs/capacity.md)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--weight-floor", args.weightFloor,
+                 "With synflow (also in vote): the smallest fraction of its weights a conv layer "
+                 "of the original may keep (steps stacked on one layer compound, which synflow "
+                 "does not see; docs/capacity.md)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--batch", args.batch, "Images in the zero-cost proxies' batch")
       ->check(CLI::PositiveNumber)

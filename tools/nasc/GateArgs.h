@@ -22,6 +22,7 @@ struct GateArgs {
   double theta = nas::GateParams{}.theta;
   std::optional<double> tolerance;
   double shareTolerance = nas::kSynflowShareTolerance; ///< nas::GateParams::synflowShareTolerance.
+  double weightFloor = nas::kLayerWeightFloor;         ///< nas::GateParams::layerWeightFloor.
   int64_t batch = nas::FisherOptions{}.batch;
   uint64_t seed = 0;
   int seeds = nas::FisherOptions{}.seeds, steps = nas::ShortTrainingOptions{}.steps;
@@ -41,7 +42,8 @@ struct GateOptionSet {
 /// Adds the gate's options (`set`) to `cmd`.
 void addGateOptions(CLI::App &cmd, GateArgs &args, const GateOptionSet &set);
 
-/// The policy's thresholds: nas::GateParams with --theta, --no-expansion-rule, and --tolerance
+/// The policy's thresholds: nas::GateParams with --theta, --share-tolerance, --weight-floor,
+/// --no-expansion-rule, and --tolerance
 /// replacing the selected policy's. Throws nasc::Error for --tolerance with a policy that has none.
 nas::GateParams gateParams(const GateArgs &args, nas::Policy policy);
 
