@@ -19,10 +19,10 @@ ResNet-34 (docs/search.md). For each variant it
   each.
 
 Results go to --results (JSON, rewritten after each training; a rerun skips what it holds with the
-same settings; --rejudge measures every gate decision again, e.g. after a gate rule changed) and a
-markdown table to stdout: accuracy per seed, mean, difference to the original,
-the ln synflow ratio, per changed Conv, and the gate's decision. Run with Debian's
-/usr/bin/python3 (torch 1.13) from the repository root:
+same settings; --rejudge measures every gate decision again, e.g. after a gate rule changed) and
+a markdown table to stdout: accuracy per seed, mean, difference to the original, the ln synflow
+ratio, per changed Conv, and the gate's decision. Run with Debian's /usr/bin/python3 (torch 1.13)
+from the repository root:
 
   tools/capacity_validation_wide.py --out /tmp/wide --nasc build/tools/nasc
 """

@@ -110,17 +110,13 @@ std::pair<std::string, double> largestShareFall(const CapacityProfile &original,
 
 /// The layer of both profiles' layerWeights that keeps the smallest fraction of its original
 /// weights, and that fraction; an empty name when no layer matches.
-std::pair<std::string, double> smallestWeightShare(const CapacityProfile &original,
-                                                   const CapacityProfile &transformed) {
+std::pair<std::string, double> smallestWeightFraction(const CapacityProfile &original,
+                                                      const CapacityProfile &transformed) {
   std::pair<std::string, double> worst{"", std::numeric_limits<double>::infinity()};
-  for (const auto &[layer, weights] : transformed.layerWeights) {
-    auto it = original.layerWeights.find(layer);
-    if (it == original.layerWeights.end() || it->second <= 0)
-      continue;
-    const double share = static_cast<double>(weights) / static_cast<double>(it->second);
-    if (share < worst.second)
-      worst = {layer, share};
-  }
+  for (const auto &[layer, fraction] :
+       layerWeightFractions(original.layerWeights, transformed.layerWeights))
+    if (fraction < worst.second)
+      worst = {layer, fraction};
   return worst;
 }
 
@@ -142,10 +138,10 @@ Decision synflow(const CapacityProfile &original, const CapacityProfile &transfo
             total + ", but the share of layer '" + layer + "' in it fell by ln " + num(fall) +
                 " > " + num(params.synflowShareTolerance) +
                 " (a branch the total does not see, e.g. a shortcut projection)"};
-  const auto [thinnest, share] = smallestWeightShare(original, transformed);
-  if (!thinnest.empty() && share < params.layerWeightFloor)
+  const auto [thinnest, fraction] = smallestWeightFraction(original, transformed);
+  if (!thinnest.empty() && fraction < params.layerWeightFloor)
     return {Policy::Synflow, false,
-            total + ", but layer '" + thinnest + "' keeps " + num(share) + " of its weights (" +
+            total + ", but layer '" + thinnest + "' keeps " + num(fraction) + " of its weights (" +
                 std::to_string(transformed.layerWeights.at(thinnest)) + " of " +
                 std::to_string(original.layerWeights.at(thinnest)) + ") < " +
                 num(params.layerWeightFloor) + " (steps stacked on it compound)"};

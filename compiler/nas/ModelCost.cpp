@@ -1,7 +1,6 @@
 #include "compiler/nas/ModelCost.h"
 
 #include "compiler/nas/ConvLayer.h"
-
 #include "ir/ops/OpDef.h"
 
 #include <set>
@@ -40,6 +39,16 @@ std::map<std::string, int64_t> convLayerWeights(const ir::Graph &graph) {
         count += graph.initializers.at(node.inputs[input]).size();
   }
   return weights;
+}
+
+std::map<std::string, double>
+layerWeightFractions(const std::map<std::string, int64_t> &original,
+                     const std::map<std::string, int64_t> &transformed) {
+  std::map<std::string, double> fractions;
+  for (const auto &[layer, weights] : transformed)
+    if (auto it = original.find(layer); it != original.end() && it->second > 0)
+      fractions[layer] = static_cast<double>(weights) / static_cast<double>(it->second);
+  return fractions;
 }
 
 } // namespace nasc::nas

@@ -42,4 +42,11 @@ ModelCost modelCost(const ir::Graph &graph);
 /// transformation by that name.
 std::map<std::string, int64_t> convLayerWeights(const ir::Graph &graph);
 
+/// Per layer of both `original` and `transformed` (convLayerWeights of two graphs) with original
+/// weights, the fraction of them the transformed layer keeps: transformed / original (1 for a
+/// layer a transformation left alone, below 1 for one it thinned, e.g. 1/G after group(G)).
+std::map<std::string, double>
+layerWeightFractions(const std::map<std::string, int64_t> &original,
+                     const std::map<std::string, int64_t> &transformed);
+
 } // namespace nasc::nas

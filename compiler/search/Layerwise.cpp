@@ -147,12 +147,9 @@ const std::map<std::string, double> &Layerwise::weightFractions(const LayerStep 
   Candidate alone{{}, original_, {}};
   for (const std::string &member : step.members)
     addStep(alone, onNode(step.step, member));
-  std::map<std::string, double> fractions;
-  for (const auto &[layer, weights] : nas::convLayerWeights(alone.graph))
-    if (auto it = originalWeights_.find(layer); it != originalWeights_.end() && it->second > 0)
-      if (weights != it->second)
-        fractions[layer] = static_cast<double>(weights) / static_cast<double>(it->second);
-  return fractions_.emplace(key, std::move(fractions)).first->second;
+  return fractions_
+      .emplace(key, nas::layerWeightFractions(originalWeights_, nas::convLayerWeights(alone.graph)))
+      .first->second;
 }
 
 Candidate Layerwise::propose(int64_t index, const std::vector<Scored> &history,

@@ -745,7 +745,7 @@ bool rowsAdjacent(const ir::Statement &st, const ir::Access &access, size_t dim)
 }
 
 /// The output rows of a one-vector tile with `jam` vectors of `columns` whole rows of J (see
-/// defaultRegisterTile): nullopt unless jam x columns is below kMinTileAccumulators, else the
+/// defaultRegisterTile): nullopt unless jam x columns is at most kMinTileAccumulators, else the
 /// last output dimension I before J that the broadcast loads (those not along `width`) use, if
 /// they read it rowsAdjacent, with as many iterations as fit the accumulators (at least 2; the last
 /// tile of I may be partial, generated apart by poly::isolateFullTiles).
@@ -753,7 +753,7 @@ std::optional<RegisterTile::Loop> outputRows(const ir::Statement &st,
                                              const std::vector<const ir::Access *> &loads, size_t J,
                                              size_t width, int64_t jam, int64_t columns,
                                              const codegen::VectorUnit &unit) {
-  if (jam * columns >= kMinTileAccumulators || columns != st.extents[J])
+  if (jam * columns > kMinTileAccumulators || columns != st.extents[J])
     return std::nullopt;
   auto broadcastUsing = [&](size_t d, const ir::Access *a) {
     return !usesIterator(*a, width) && usesIterator(*a, d);

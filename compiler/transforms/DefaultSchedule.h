@@ -247,12 +247,14 @@ inline constexpr int kMinChannelBlock = 4;
 ///    most kMaxTileAccumulators and unit.registers − j − 1 (the accumulators, j weight vectors
 ///    and one broadcast input in registers); j = 2 when its r·j is at least the r of j = 1 or
 ///    kMinTileAccumulators (AVX-512: 2 x 8 for 56 columns, 2 x 7 for 7; AVX2: 2 x 4 for 56 and
-///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md); when r·j is below
+///    28, 1 x 14 for 14, 1 x 7 for 7; measured, docs/performance.md); when r·j is at most
 ///    kMinTileAccumulators and r is J's whole extent, the tile also takes h of the last output
 ///    dimension before J that the broadcast loads use (oh), h the most that fit the accumulators
 ///    (at least 2; it need not divide the extent: the partial tile is generated apart,
 ///    poly::isolateFullTiles; AVX2 at 7x7: 2 x 7 x 1 vector, 3.05 -> 2.8 ms for a 512-channel
-///    3x3 on Zen 3, docs/performance.md); rowsOutside (K's outer
+///    3x3 on Zen 3; AVX-512 at 4x4: 2 x 2 x 4, CIFAR ResNet-34's layer4 3x3s 0.34 -> 0.18 and
+///    0.69 -> 0.49 ms on Zen 5; AVX2's 13 accumulators hold one such row, docs/performance.md);
+///    rowsOutside (K's outer
 ///    loop inside the output rows) when the weights streamed once per output row move fewer
 ///    bytes beyond the cache than the input streamed once per outer iteration of K: an operand
 ///    of B bytes streamed T times moves (T - 1) · B unless its working set (the weights; the

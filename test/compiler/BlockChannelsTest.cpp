@@ -433,6 +433,10 @@ TEST_CASE("the default register tile of a blocked conv holds up to 16 accumulato
   // AVX-512: two vectors of k1 (k0 unrolled by 2) times the largest width divisor up to 8.
   CHECK(tileOf(7, 16, {16, 32}) == Loops{{1, 2}, {3, 7}, {4, 16}});
   CHECK(tileOf(56, 16, {16, 32}) == Loops{{1, 2}, {3, 8}, {4, 16}});
+  // A whole row of 4 columns, 2 x 4 = 8 accumulators, also takes 16 / 8 = 2 output rows (oh),
+  // so each weight vector serves 8 columns; AVX2's 13 accumulator registers hold only 1 row.
+  CHECK(tileOf(4, 16, {16, 32}) == Loops{{1, 2}, {2, 2}, {3, 4}, {4, 16}});
+  CHECK(tileOf(4, 8, {8, 16}) == Loops{{1, 2}, {3, 4}, {4, 8}});
   // AVX2 (16 registers): 2 x 4 keeps 8 accumulators; where 2 x r cannot, one vector takes up
   // to 14 columns (14 accumulators, a weight vector and a broadcast); a whole row of 7 columns,
   // 7 accumulators, takes 14 / 7 = 2 output rows (oh, 4 of them here).

@@ -214,6 +214,13 @@ TEST_CASE("modelCost counts 2 FLOP per multiply-accumulate and trainable paramet
           Weights{{"c1", 8 * 8 * 9 + 8}, {"c2", 4 * 4 * 9 + 4 * 2 * 9}});
     const ir::Graph thin = nas::applyNeuralStep(g, {"conv1", "bottleneck", {2}});
     CHECK(nas::convLayerWeights(thin) == Weights{{"c1", 4 * 8 * 9 + 4}, {"c2", 8 * 4 * 9}});
+    // The fractions kept: c1 292 of 584 and c2 288 of 576, both exactly a half.
+    const std::map<std::string, double> fractions =
+        nas::layerWeightFractions(nas::convLayerWeights(g), nas::convLayerWeights(thin));
+    CHECK(fractions == std::map<std::string, double>{{"c1", 0.5}, {"c2", 0.5}});
+    CHECK(nas::layerWeightFractions({{"c1", 584}, {"gone", 10}, {"empty", 0}},
+                                    {{"c1", 146}, {"new", 5}, {"empty", 3}}) ==
+          std::map<std::string, double>{{"c1", 0.25}});
   }
   SECTION("a MatMul with a weight operand counts 2·M·K·N and the weight") {
     ir::Graph m;

@@ -102,6 +102,16 @@ void addResNeXtPointwise(std::vector<BenchLayer> &suite) {
   suite.push_back({"rx50_pw2048_1024_7", g, conv1x1(2048, 7, 1024), ""});
 }
 
+/// CIFAR ResNeXt-29 2x64d's stage-2 convs (models/resnext29_2x64d.json, 16x16): the grouped 3x3
+/// (group 2), the 1x1 expansion out of it and the 1x1 stride-2 projection from 32x32 (the 1x1s
+/// run at 5-8 GFLOP/s on Zen 5: LLVM cannot prove their loads consecutive, docs/performance.md).
+void addResNeXt29Convs(std::vector<BenchLayer> &suite) {
+  const auto g = LayerGroup::GroupedDepthwise1x1;
+  suite.push_back({"rx29_l2", g, conv3x3(256, 16, 256, 1, 2), ""});
+  suite.push_back({"rx29_pw256_512_16", g, conv1x1(256, 16, 512), ""});
+  suite.push_back({"rx29_proj2_s2", g, conv1x1(256, 32, 512, 2), ""});
+}
+
 /// MobileNetV2's depthwise 3x3 convs (stride 1 and 2) and a sample of its pointwise 1x1 convs
 /// (expansions and projections), named by channels and input size.
 void addMobileNetV2Convs(std::vector<BenchLayer> &suite) {
@@ -153,6 +163,7 @@ std::vector<BenchLayer> layerSuite() {
   addProjections(suite, "r34_cifar", 32);
   addResNeXtConvs(suite);
   addResNeXtPointwise(suite);
+  addResNeXt29Convs(suite);
   addMobileNetV2Convs(suite);
   suite.push_back({"fc_512_1000", LayerGroup::Gemm, {512, 1, 1, 1000, 1, 1, 0, 1, true}, ""});
   addVariants(suite);
