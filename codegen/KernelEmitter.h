@@ -42,8 +42,8 @@ llvm::FunctionType *kernelFunctionType(llvm::LLVMContext &context);
 /// the node below them as is.
 ///
 /// Code shape: i64 loop induction variables; each user node `Sname(e_0, ..., e_{d-1})` binds
-/// statement Sname's iterators to the e_i and emits `write (update)= value` with element
-/// offsets Σ_d index_d · stride_d (row-major, i64). Innermost loops carry
+/// statement Sname's iterators to the e_i and emits `write (update)= value`, each element one
+/// multi-index inbounds GEP of its row-major tensor (emitStatement). Innermost loops carry
 /// `llvm.loop.vectorize.enable`; every tensor access carries alias-scope metadata saying
 /// distinct tensors never overlap, so the caller must bind distinct, non-overlapping buffers.
 /// Float arithmetic may be contracted to FMA; Max/Min use llvm.maxnum/llvm.minnum.

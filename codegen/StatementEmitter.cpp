@@ -10,20 +10,12 @@ namespace nasc::codegen {
 
 namespace {
 
-std::vector<int64_t> rowMajorStrides(const ir::Shape &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
+/// The type of one index of a row-major tensor of `shape`'s dim 0: [D1 x [... x [Dn-1 x float]]].
+llvm::Type *rowTypeOf(llvm::LLVMContext &ctx, const ir::Shape &shape) {
+  llvm::Type *type = llvm::Type::getFloatTy(ctx);
   for (size_t d = shape.size(); d-- > 1;)
-    strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
-
-/// Flattens the access's index expressions into one affine offset Σ_i c_i·it_i + c.
-ir::AffineExpr flatOffset(const ir::Access &access, const std::vector<int64_t> &strides,
-                          size_t depth) {
-  ir::AffineExpr offset = ir::AffineExpr::constant_(depth, 0);
-  for (size_t d = 0; d < access.index.size(); ++d)
-    offset = offset + access.index[d] * strides[d];
-  return offset;
+    type = llvm::ArrayType::get(type, static_cast<uint64_t>(shape[d]));
+  return type;
 }
 
 llvm::Value *affineValue(llvm::IRBuilderBase &b, const ir::AffineExpr &e,
@@ -51,13 +43,18 @@ ElementPointer elementPointer(llvm::IRBuilderBase &b, const ir::Access &access,
   if (access.tensor < 0 || access.tensor >= static_cast<int>(tensors.base.size()))
     throw Error("codegen: access to tensor " + std::to_string(access.tensor) +
                 " of a kernel with " + std::to_string(tensors.base.size()) + " tensors");
-  const auto &strides = tensors.strides[access.tensor];
-  if (access.index.size() != strides.size())
+  const ir::Shape &shape = tensors.shape[access.tensor];
+  if (access.index.size() != shape.size())
     throw Error("codegen: access to tensor " + std::to_string(access.tensor) + " has rank " +
                 std::to_string(access.index.size()) + ", tensor has rank " +
-                std::to_string(strides.size()));
-  llvm::Value *offset = affineValue(b, flatOffset(access, strides, iterators.size()), iterators);
-  llvm::Value *address = b.CreateInBoundsGEP(b.getFloatTy(), tensors.base[access.tensor], offset);
+                std::to_string(shape.size()));
+  if (shape.empty())
+    return {tensors.base[access.tensor], access.tensor};
+  std::vector<llvm::Value *> indices;
+  for (const ir::AffineExpr &index : access.index)
+    indices.push_back(affineValue(b, index, iterators));
+  llvm::Value *address =
+      b.CreateInBoundsGEP(rowTypeOf(b.getContext(), shape), tensors.base[access.tensor], indices);
   return {address, access.tensor};
 }
 
@@ -128,7 +125,7 @@ KernelTensors loadKernelTensors(llvm::IRBuilderBase &builder, const ir::Kernel &
         builder.CreateAlignedLoad(builder.getPtrTy(), slot, llvm::Align(8), kernel.tensors[i].name);
     base->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx, {}));
     tensors.base.push_back(base);
-    tensors.strides.push_back(rowMajorStrides(kernel.tensors[i].shape));
+    tensors.shape.push_back(kernel.tensors[i].shape);
     scopes.push_back(md.createAnonymousAliasScope(domain, kernel.tensors[i].name));
   }
   for (size_t i = 0; i < scopes.size(); ++i) {

@@ -2,7 +2,9 @@
 // that CPU (512-bit FMAs for AVX-512 ones, also where LLVM's tuning prefers 256 bits; 256-bit
 // ones and no zmm register for x86-64-v3), the default trace blocks channels by its lanes, and
 // code for a CPU this machine lacks is refused: by the JIT with an error, by a compiled
-// library's nasc_model_create with NULL and a message naming the missing features.
+// library's nasc_model_create with NULL and a message naming the missing features; the FMA loop
+// of a register tile keeps its accumulators in registers and loads its operands with plain
+// vector loads and broadcasts.
 #include "compiler/CompiledModel.h"
 #include "compiler/SharedLibrary.h"
 #include "ir/import/ModelLoader.h"
@@ -30,11 +32,37 @@ const char *kConv = R"({"name": "conv", "inputs": [{"name": "x", "shape": [1, 32
   "initializers": [{"name": "w", "shape": [32, 32, 3, 3], "init": "he_normal", "seed": 1},
                    {"name": "b", "shape": [32], "init": "he_normal", "seed": 2}]})";
 
+/// CIFAR ResNeXt-29's stage-2 1x1 256 -> 512 at 16x16 after a 1x1 that gives it a blocked
+/// input: with flat offsets LLVM 19 loaded its weights by gathers and kept its accumulators in
+/// memory on AVX-512 (7 GFLOP/s; docs/performance.md).
+const char *kPointwise16 = R"({"name": "pw16", "inputs": [{"name": "x", "shape": [1, 256, 16, 16]}],
+  "outputs": ["y"],
+  "nodes": [{"name": "pre", "op_type": "Conv", "inputs": ["x", "w0", "b0"], "outputs": ["p"],
+             "attributes": {"kernel_shape": [1, 1]}},
+            {"name": "op", "op_type": "Conv", "inputs": ["p", "w", "b"], "outputs": ["y"],
+             "attributes": {"kernel_shape": [1, 1]}}],
+  "initializers": [{"name": "w0", "shape": [256, 256, 1, 1], "init": "he_normal", "seed": 1},
+                   {"name": "b0", "shape": [256], "init": "he_normal", "seed": 2},
+                   {"name": "w", "shape": [512, 256, 1, 1], "init": "he_normal", "seed": 3},
+                   {"name": "b", "shape": [512], "init": "he_normal", "seed": 4}]})";
+
+/// A grouped 3x3 (group 4) at 14x14 after a dense 3x3, as ResNet-18's layer3 with group(4).
+const char *kGrouped14 = R"({"name": "g4", "inputs": [{"name": "x", "shape": [1, 256, 14, 14]}],
+  "outputs": ["y"],
+  "nodes": [{"name": "pre", "op_type": "Conv", "inputs": ["x", "w0", "b0"], "outputs": ["p"],
+             "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}},
+            {"name": "op", "op_type": "Conv", "inputs": ["p", "w", "b"], "outputs": ["y"],
+             "attributes": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 4}}],
+  "initializers": [{"name": "w0", "shape": [256, 256, 3, 3], "init": "he_normal", "seed": 1},
+                   {"name": "b0", "shape": [256], "init": "he_normal", "seed": 2},
+                   {"name": "w", "shape": [256, 64, 3, 3], "init": "he_normal", "seed": 3},
+                   {"name": "b", "shape": [256], "init": "he_normal", "seed": 4}]})";
+
 fs::path workDir() { return nasc::test::processDir("target_code"); }
 
-ir::Graph convGraph() {
+ir::Graph convGraph(const char *spec = kConv) {
   fs::path path = workDir() / "conv.json";
-  std::ofstream(path) << kConv;
+  std::ofstream(path) << spec;
   return ir::loadModel(path.string());
 }
 
@@ -46,10 +74,10 @@ compiler::CompileOptions optionsFor(const std::string &cpu) {
   return options;
 }
 
-std::string assemblyFor(const std::string &cpu) {
+std::string assemblyFor(const std::string &cpu, const char *spec = kConv) {
   compiler::CompileOptions options = optionsFor(cpu);
   compiler::PolyhedralModel model =
-      compiler::lowerToPolyhedral(convGraph(), {}, options.target.vector);
+      compiler::lowerToPolyhedral(convGraph(spec), {}, options.target.vector);
   return compiler::generateCode(model, options).assembly();
 }
 
@@ -61,6 +89,39 @@ int fmaCount(const std::string &assembly, const std::string &reg) {
   for (std::string line; std::getline(lines, line);)
     count += std::regex_search(line, fma) ? 1 : 0;
   return count;
+}
+
+/// Counts in one straight-line block of assembly (from a label or a jump to the next).
+struct BlockCounts {
+  int fmas = 0;
+  int vectorStores = 0;
+  int gathers = 0;
+};
+
+/// The blocks of `assembly` that hold a packed single FMA, each with its FMAs, vector stores
+/// (vmov* of an xmm/ymm/zmm register to memory) and gathers.
+std::vector<BlockCounts> fmaBlocks(const std::string &assembly) {
+  std::regex label("^\\S+:"), jump("^\\s+j[a-z]+\\s"), fma("vfn?madd[0-9]+ps\\s");
+  std::regex store("vmov\\w*\\s+%[xyz]mm[0-9]+, .*\\("), gather("vgather");
+  std::vector<BlockCounts> blocks;
+  BlockCounts block;
+  auto close = [&] {
+    if (block.fmas > 0)
+      blocks.push_back(block);
+    block = {};
+  };
+  std::istringstream lines(assembly);
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, label))
+      close();
+    block.fmas += std::regex_search(line, fma) ? 1 : 0;
+    block.vectorStores += std::regex_search(line, store) ? 1 : 0;
+    block.gathers += std::regex_search(line, gather) ? 1 : 0;
+    if (std::regex_search(line, jump))
+      close();
+  }
+  close();
+  return blocks;
 }
 
 /// A CPU this machine cannot run code for, its compile options and the first feature it lacks.
@@ -115,6 +176,23 @@ TEST_CASE("a blocked conv compiled for x86-64-v3 emits 256-bit FMAs and no zmm r
   std::string assembly = assemblyFor("x86-64-v3");
   CHECK(fmaCount(assembly, "ymm") > 0);
   CHECK(assembly.find("%zmm") == std::string::npos);
+}
+
+TEST_CASE("the FMA loops of 1x1 and grouped convs keep their accumulators in registers and "
+          "gather nothing",
+          "[target][asm]") {
+  if (!onX86())
+    return;
+  for (const char *spec : {kPointwise16, kGrouped14})
+    for (const char *cpu : {"x86-64-v4", "znver4", "skylake-avx512", "x86-64-v3"}) {
+      CAPTURE(cpu, std::string(spec).substr(0, 16));
+      std::vector<BlockCounts> blocks = fmaBlocks(assemblyFor(cpu, spec));
+      CHECK(!blocks.empty());
+      for (const BlockCounts &block : blocks) {
+        CHECK(block.vectorStores == 0);
+        CHECK(block.gathers == 0);
+      }
+    }
 }
 
 TEST_CASE("the default trace blocks channels by the target's lanes", "[target]") {
