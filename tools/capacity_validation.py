@@ -15,6 +15,8 @@ policy how many "keeps accuracy within 1 point of the original" decisions it get
 other than the original; ground truth: mean accuracy over seeds >= original's mean - 1). It prints
 a markdown table and writes the evaluation JSON. When the nasc binary has no `capacity` command
 yet, the proxies come from `nasc fisher MODEL --proxy P --json` (total) and policies are skipped.
+nasc reports synflow as its natural log (ln synflow, in "measured" of the evaluation JSON too);
+Kendall tau depends only on the order, which the logarithm keeps.
 
 Data and preprocessing as nasc (FashionMnist.cpp): Debian's dataset-fashion-mnist
 (/usr/share/datasets/fashion-mnist), pixel/255, normalised with mean 0.2860 and std 0.3530,

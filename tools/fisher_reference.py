@@ -18,7 +18,8 @@ BatchNorm it feeds (or its own output), g = dL/da; Δ_c = 1/(2N) Σ_n (Σ_{h,w} 
 Other zero-cost proxies (Abdelfattah et al. 2021, github.com/SamsungLabs/zero-cost-nas, restricted
 to Conv layers): grad_norm = ||dL/dW||_2 and snip = Σ|W ⊙ dL/dW| from the same training step;
 synflow = Σ|W ⊙ dR/dW| with BatchNorms removed (the reference's bn=False copy), every parameter
-replaced by its absolute value, float64, input all ones (1, C, H, W), R = Σ output; jacob_cov is
+replaced by its absolute value, float64, input all ones (1, C, H, W), R = Σ output (written
+linear; nasc reports ln synflow, and its tests compare it with the ln of these values); jacob_cov is
 NASWOT's hook_logdet (Mellor et al. 2021): c = (x > 0) of every ReLU application over the batch,
 K = Σ c c^T + (1 - c)(1 - c)^T, score = log|det K| ("layers" empty).
 Data: the first N Fashion-MNIST training images (Debian's dataset-fashion-mnist), p/255, normalised

@@ -89,19 +89,18 @@ Decision fisherSeeds(const CapacityProfile &original, const CapacityProfile &tra
               values("mean", proxyOf(original, "fisher"), proxyOf(transformed, "fisher")) + ")"};
 }
 
-/// The Conv layer of both profiles' synflowLayers (positive values) whose share of the synflow
-/// total falls most from `original` to `transformed`, and that fall, ln(S_l(original) /
-/// synflow(original)) − ln(S_l(new) / synflow(new)); an empty name when no layer matches.
+/// The Conv layer of both profiles' synflowLayers (ln S_l, finite values) whose share of the
+/// synflow total falls most from `original` to `transformed`, and that fall, (ln S_l(original) −
+/// ln synflow(original)) − (ln S_l(new) − ln synflow(new)); an empty name when no layer matches.
 std::pair<std::string, double> largestShareFall(const CapacityProfile &original,
                                                 const CapacityProfile &transformed) {
-  const double o = std::log(proxyOf(original, "synflow")),
-               n = std::log(proxyOf(transformed, "synflow"));
+  const double o = proxyOf(original, "synflow"), n = proxyOf(transformed, "synflow");
   std::pair<std::string, double> worst{"", -std::numeric_limits<double>::infinity()};
   for (const auto &[layer, value] : transformed.synflowLayers) {
     auto it = original.synflowLayers.find(layer);
-    if (it == original.synflowLayers.end() || !(it->second > 0) || !(value > 0))
+    if (it == original.synflowLayers.end() || !std::isfinite(it->second) || !std::isfinite(value))
       continue;
-    const double fall = (std::log(it->second) - o) - (std::log(value) - n);
+    const double fall = (it->second - o) - (value - n);
     if (fall > worst.second)
       worst = {layer, fall};
   }
@@ -123,12 +122,13 @@ std::pair<std::string, double> smallestWeightFraction(const CapacityProfile &ori
 Decision synflow(const CapacityProfile &original, const CapacityProfile &transformed,
                  const GateParams &params) {
   const double o = proxyOf(original, "synflow"), n = proxyOf(transformed, "synflow");
-  if (!(o > 0) || !(n > 0))
+  if (!std::isfinite(o) || !std::isfinite(n))
     return {Policy::Synflow, false,
-            values("synflow", o, n) + ": a value is not positive, so no log-ratio"};
-  const double tolerance = toleranceOf(params, Policy::Synflow), delta = std::log(n) - std::log(o);
+            values("ln synflow", o, n) +
+                ": a synflow is 0 (ln -inf) or not a number, so no log-ratio"};
+  const double tolerance = toleranceOf(params, Policy::Synflow), delta = n - o;
   const bool legal = delta >= -tolerance;
-  const std::string total = values("synflow", o, n) + ": ln ratio " + num(delta) +
+  const std::string total = values("ln synflow", o, n) + ": ln ratio " + num(delta) +
                             (legal ? " >= " : " < ") + "-" + num(tolerance);
   if (!legal)
     return {Policy::Synflow, false, total};

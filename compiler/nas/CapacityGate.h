@@ -70,16 +70,17 @@ inline constexpr double kSynflowShareTolerance = 1.0;
 inline constexpr double kLayerWeightFloor = 0.25;
 
 /// The names of the proxies in a CapacityProfile, in report order: fisher, synflow, jacob_cov,
-/// snip, grad_norm (measureFisher totals, means over the seeds), train_loss
+/// snip, grad_norm (measureFisher totals, means over the seeds; synflow's is its natural log,
+/// ln of the mean over the seeds, FisherMeasurement.h logMeanStd), train_loss
 /// (measureShortTraining), params and flops (modelCost of the model as loaded, before BN
 /// insertion; flops divided by the batch dim: one image).
 const std::vector<std::string> &capacityProxyNames();
 
 /// Everything measured on one model.
 struct CapacityProfile {
-  std::map<std::string, double> proxies;       ///< By capacityProxyNames name.
+  std::map<std::string, double> proxies;       ///< By capacityProxyNames name ("synflow": ln).
   std::map<std::string, double> fisherLayers;  ///< Mean Fisher Potential per Conv output name.
-  std::map<std::string, double> synflowLayers; ///< Mean synflow per Conv output name.
+  std::map<std::string, double> synflowLayers; ///< ln of the mean synflow per Conv output name.
   std::map<std::string, int64_t> layerWeights; ///< convLayerWeights of the model.
   std::vector<double> fisherRuns;              ///< Fisher Potential total of each seed, in order.
 };
@@ -109,12 +110,15 @@ struct Decision {
 ///    with FP_l(original) <= 0 skipped) of FP_l(new) / FP_l(original) >= θ; refused when no
 ///    layer matches;
 ///  - fisher-seeds: FP_s(new) >= θ·FP_s(original) for more than half of the paired seeds s;
-///  - synflow: ln synflow(new) − ln synflow(original) >= −tolerance, and for every Conv layer
-///    l in both synflowLayers with positive values, its share S_l / synflow falls by at most the
-///    share tolerance: ln(S_l(new) / synflow(new)) − ln(S_l(original) / synflow(original)) >=
-///    −synflowShareTolerance (profiles without synflowLayers: the total alone), and every layer of
-///    both layerWeights keeps at least layerWeightFloor of its original weights; refused when a
-///    total is not positive;
+///  - synflow (the profiles hold ln values, so every comparison is a difference): n − o >=
+///    −tolerance, o and n the two ln synflow totals, and for every Conv layer l in both
+///    synflowLayers with finite values (a layer with S_l = 0 is −infinity and skipped), its share
+///    S_l / synflow falls by at most the share tolerance: (ln S_l(new) − n) − (ln S_l(original) −
+///    o) >= −synflowShareTolerance (profiles without synflowLayers: the total alone), and every
+///    layer of both layerWeights keeps at least layerWeightFloor of its original weights; refused
+///    ("a synflow is 0 (ln -inf) or not a number, so no log-ratio") when a total is not finite,
+///    e.g. −infinity for a network through which nothing flows, as the linear gate refused a
+///    total that was not positive;
 ///  - jacob_cov: jacob_cov(new) − jacob_cov(original) >= −tolerance (both already log|det K|;
 ///    −∞ (a singular K) is only legal against −∞);
 ///  - train-loss: train_loss(new) <= train_loss(original) + tolerance;
@@ -137,9 +141,9 @@ std::vector<std::string> proxiesOf(Policy policy);
 
 /// Measures the proxies named in `proxies` (capacityProxyNames names) of `graph`, a model prepared
 /// for training (loadForTraining; not changed): the zero-cost ones with measureFisher (totals, mean
-/// over the seeds; for fisher also fisherLayers and fisherRuns, for synflow synflowLayers and
-/// layerWeights), train_loss with measureShortTraining, params and flops with modelCost. Throws
-/// nasc::Error for an unknown name and every error of the measurements.
+/// over the seeds; for fisher also fisherLayers and fisherRuns, for synflow, in natural log,
+/// synflowLayers, and layerWeights), train_loss with measureShortTraining, params and flops with
+/// modelCost. Throws nasc::Error for an unknown name and every error of the measurements.
 CapacityProfile measureCapacity(const ir::Graph &graph, const CapacityOptions &options,
                                 const std::vector<std::string> &proxies);
 

@@ -10,7 +10,8 @@ namespace nasc::nas {
 
 /// {"legal": b, "policy": P, "reason": R, "proxies": {NAME: {"original": x, "new": y}, ...},
 ///  "decisions": {POLICY: b, ...}}, the measured proxies in capacityProxyNames order, the report's
-/// decisions in policyNames order; ±infinity (jacob_cov of a singular kernel) written as ±1e308.
+/// decisions in policyNames order; synflow's values are natural logs (CapacityProfile); ±infinity
+/// (jacob_cov of a singular kernel, ln synflow of a network without flow) written as ±1e308.
 /// `indent` as nlohmann::json::dump (-1: one line).
 std::string capacityJson(const CapacityReport &report, int indent);
 

@@ -7,7 +7,9 @@
 #include "ir/import/ModelLoader.h"
 #include "ir/passes/Passes.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace nasc::nas {
 
@@ -18,6 +20,23 @@ MeanStd meanStd(const std::vector<double> &values) {
   for (double v : values)
     result.std += (v - result.mean) * (v - result.mean) / static_cast<double>(values.size());
   result.std = std::sqrt(result.std);
+  return result;
+}
+
+MeanStd logMeanStd(const std::vector<double> &logs) {
+  const double largest = *std::max_element(logs.begin(), logs.end());
+  if (std::isinf(largest))
+    return {largest, 0};
+  double sum = 0;
+  bool someZero = false;
+  for (double v : logs) {
+    sum += std::exp(v - largest);
+    someZero = someZero || std::isinf(v);
+  }
+  MeanStd result = meanStd(logs);
+  result.mean = largest + std::log(sum / static_cast<double>(logs.size()));
+  if (someZero)
+    result.std = std::numeric_limits<double>::infinity();
   return result;
 }
 
@@ -75,17 +94,18 @@ FisherMeasurement measureFisher(const ir::Graph &graph, const FisherOptions &opt
                                ? ImageBatch{}
                                : fashionMnistBatch(shape, classes, options.dataDir);
   const std::vector<ProxyScore> results = measureRuns(graph, options, batch);
+  const auto summary = options.proxy == Proxy::Synflow ? logMeanStd : meanStd;
   FisherMeasurement measurement;
   for (size_t layer = 0; layer < results[0].layers.size(); ++layer) {
     std::vector<double> values;
     for (const ProxyScore &result : results)
       values.push_back(result.layers[layer].value);
     measurement.layers.push_back(results[0].layers[layer].conv);
-    measurement.layerValues.push_back(meanStd(values));
+    measurement.layerValues.push_back(summary(values));
   }
   for (const ProxyScore &result : results)
     measurement.totals.push_back(result.total);
-  measurement.total = meanStd(measurement.totals);
+  measurement.total = summary(measurement.totals);
   return measurement;
 }
 

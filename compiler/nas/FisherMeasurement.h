@@ -34,18 +34,26 @@ struct MeanStd {
 /// Mean and population standard deviation of `values` (not empty).
 MeanStd meanStd(const std::vector<double> &values);
 
+/// The summary of runs measured as natural logs x_k = ln v_k (synflow, v_k >= 0, −infinity for
+/// 0), without exponentiating them: mean = ln of the arithmetic mean of the v_k, ln((1/K) Σ_k
+/// e^x_k) by log-sum-exp (the value the mean of the linear values had, whatever its size; −infinity
+/// when every v_k is 0); std = population standard deviation of the x_k (a spread in natural log;
+/// 0 when every v_k is 0, +infinity when some but not all are). `logs` not empty.
+MeanStd logMeanStd(const std::vector<double> &logs);
+
 /// The data shape (N = `images`, C, H, W) and the class count (dim 1 of the output) of `graph`,
 /// which must have one rank-4 input and one rank-2 output (nasc::Error naming the graph source
 /// otherwise).
 std::pair<ir::Shape, int64_t> dataShape(const ir::Graph &graph, int64_t images);
 
 /// Per-layer (keyed by the Conv output value, in graph order; none for jacob_cov) and total values
-/// over the runs.
+/// over the runs: meanStd of the runs' values, for synflow (whose values are natural logs,
+/// Synflow.h) logMeanStd.
 struct FisherMeasurement {
   std::vector<std::string> layers;
   std::vector<MeanStd> layerValues;
   MeanStd total;
-  std::vector<double> totals; ///< Total of each run, in seed order.
+  std::vector<double> totals; ///< Total of each run, in seed order (synflow: ln).
 };
 
 /// The model at `path` as the capacity measurements take it: ir::loadModelRaw, then
@@ -55,7 +63,8 @@ ir::Graph loadForTraining(const std::string &path);
 /// Measures `graph` (prepared for training, as loadForTraining returns it; not changed): on a
 /// copy, optionally inserts BNs, builds the Fashion-MNIST batch for its input (N = options.batch,
 /// C, H, W from the model's single rank-4 input; classes = dim 1 of its single (N, classes)
-/// output; not read for synflow, which is data-free), and measures fisherPotential once per run
+/// output; not read for synflow, which is data-free, though its runs still differ by their He
+/// initialisations), and measures fisherPotential once per run
 /// (options.proxy through measureProxy, fisherPotential by default): options.seeds runs
 /// re-initialised with seed, seed + 1, ... when options.initWeights, else one run on the model's
 /// weights; up to options.threads runs at a time, each on its own copy of the graph. Throws

@@ -5,7 +5,9 @@
 #include "ir/passes/ShapeInference.h"
 #include "runtime/reference/Training.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace nasc::nas {
 
@@ -36,6 +38,34 @@ double sumOutput(const ir::Tensor &output, ir::Tensor &doutput) {
   return sum;
 }
 
+/// ln Σ |W̃ ⊙ dR̃/dW̃| of the Conv weight `weight` of the scaled copy; −infinity when it has no
+/// gradient or the sum is 0.
+double logScaledFlow(const ScaledGraph &scaled, const runtime::TrainingStep &step,
+                     const std::string &weight) {
+  auto gradient = step.weightGradients.find(weight);
+  if (gradient == step.weightGradients.end())
+    return -std::numeric_limits<double>::infinity();
+  const ir::Tensor &w = scaled.graph.initializers.at(weight);
+  double sum = 0;
+  for (size_t i = 0; i < w.f.size(); ++i)
+    sum += std::fabs(static_cast<double>(w.f[i]) * gradient->second.f[i]);
+  return std::log(sum);
+}
+
+/// ln Σ exp(x) over `logs` by log-sum-exp (the largest factored out, so nothing overflows);
+/// −infinity when `logs` is empty or every entry is −infinity.
+double logSumExp(const std::vector<LayerScore> &logs) {
+  double largest = -std::numeric_limits<double>::infinity();
+  for (const LayerScore &layer : logs)
+    largest = std::max(largest, layer.value);
+  if (std::isinf(largest))
+    return largest;
+  double sum = 0;
+  for (const LayerScore &layer : logs)
+    sum += std::exp(layer.value - largest);
+  return largest + std::log(sum);
+}
+
 } // namespace
 
 ProxyScore synflow(const ir::Graph &graph) {
@@ -49,25 +79,12 @@ ProxyScore synflow(const ir::Graph &graph) {
   const ir::Tensor ones = ir::Tensor::zeros(shape, 1.0f);
   const runtime::TrainingStep step =
       runtime::runForwardBackward(scaled.graph, {{net.inputs[0], ones}}, sumOutput, true);
-  const double outputScale = std::exp(scaled.logOutputScale);
   ProxyScore score;
-  for (const ir::Node &node : net.nodes) {
-    if (node.op_type != "Conv")
-      continue;
-    LayerScore layer{node.outputs.at(0), 0.0};
-    auto gradient = step.weightGradients.find(node.inputs.at(1));
-    if (gradient != step.weightGradients.end()) {
-      const ir::Tensor &w = scaled.graph.initializers.at(node.inputs[1]);
-      for (size_t i = 0; i < w.f.size(); ++i)
-        layer.value += std::fabs(static_cast<double>(w.f[i]) * gradient->second.f[i]);
-    }
-    layer.value *= outputScale;
-    if (!std::isfinite(layer.value))
-      throw Error(graph.source + ": synflow of " + node.describe() +
-                  " is beyond the double range (ln synflow > 709)");
-    score.total += layer.value;
-    score.layers.push_back(std::move(layer));
-  }
+  for (const ir::Node &node : net.nodes)
+    if (node.op_type == "Conv")
+      score.layers.push_back({node.outputs.at(0), logScaledFlow(scaled, step, node.inputs.at(1)) +
+                                                      scaled.logOutputScale});
+  score.total = logSumExp(score.layers);
   return score;
 }
 

@@ -12,11 +12,13 @@ namespace nasc::nas {
 /// A proxy's value for one Conv node.
 struct LayerScore {
   std::string conv; ///< Name of the Conv node's output value (the layer's key).
-  double value = 0;
+  double value = 0; ///< For synflow its natural log, ln S_l (−infinity for S_l = 0).
 };
 
 /// Per-layer values in the order of the Conv nodes in the graph (empty for whole-network proxies
-/// such as jacob_cov) and the network's value.
+/// such as jacob_cov) and the network's value. synflow's values are natural logs (ln S_l and
+/// ln Σ_l S_l, Synflow.h), since S grows like the product of the layers' weight sums and leaves
+/// the double range on deep networks; jacob_cov's is log|det K|; the others are linear.
 struct ProxyScore {
   std::vector<LayerScore> layers;
   double total = 0;

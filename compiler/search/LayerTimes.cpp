@@ -105,7 +105,7 @@ TunedLayer LayerTimes::tune(const ConvWorkload &workload) {
       try {
         const std::string key = workloadRecordKey(workload, choices);
         std::optional<double> s = recorded(key);
-        if (!s && Clock::now() < tuneDeadline_)
+        if (!s && Clock::now() < tuneDeadline_ && !tuneStop_())
           s = measureNew(workload, choices, key);
         if (s && *s < best.seconds)
           best = {choices, *s};

@@ -9,6 +9,7 @@
 #include "compiler/transforms/DefaultSchedule.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,13 +67,19 @@ public:
   /// seconds() does) in two rounds: those of traceChoiceSpace with the default trace's own
   /// order, then the fastest of them with the other order (a coordinate search: about half the
   /// measurements of the whole space). A choice that fails or computes a wrong output is
-  /// skipped (its record says so); after the tune deadline, so is one not yet measured (in this
-  /// object or the db). Throws as seconds() does when the default choice fails.
+  /// skipped (its record says so); after the tune deadline or a stop request (setTuneStop), so
+  /// is one not yet measured (in this object or the db). Throws as seconds() does when the default
+  /// choice fails.
   TunedLayer tune(const ConvWorkload &workload);
 
   /// The time after which tune() measures no new choice other than the default (a search's
   /// BudgetPlan::schedulesEnd); none until set.
   void setTuneDeadline(std::chrono::steady_clock::time_point deadline) { tuneDeadline_ = deadline; }
+
+  /// Polled by tune() before each new choice (a search's stop request, e.g. SIGTERM's flag):
+  /// once it returns true, tune() measures no new choice other than the default, as after the
+  /// tune deadline; none until set.
+  void setTuneStop(std::function<bool()> stop) { tuneStop_ = std::move(stop); }
 
   /// Workloads measured by this object (not found in the db).
   int64_t measured() const { return measured_; }
@@ -99,6 +106,7 @@ private:
   double spent_ = 0;
   std::chrono::steady_clock::time_point tuneDeadline_ =
       std::chrono::steady_clock::time_point::max();
+  std::function<bool()> tuneStop_ = [] { return false; };
   std::map<std::string, double> known_;
   std::map<std::string, Failure> failed_;
 };

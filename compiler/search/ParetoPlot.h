@@ -11,8 +11,9 @@ namespace nasc::search {
 /// One measured candidate of a search, as the plot shows it.
 struct PlotPoint {
   double seconds; ///< latency estimate of the candidate (s)
-  /// The gate proxy's value relative to the original: ln(new) - ln(original) for synflow; the
-  /// caller decides. 0 is the original's value; higher is better.
+  /// The gate proxy's value relative to the original: ln(new) - ln(original) for synflow (the
+  /// difference of its ln values); the caller decides. 0 is the original's value; higher is
+  /// better.
   double proxy;
   bool legal; ///< passed the gate
   bool best;  ///< the search's result

@@ -307,7 +307,7 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
   return std::string("model ") + hex + " seed " + std::to_string(options.seed) + " strategy " +
          strategyName(options.strategy) + " policy " + nas::policyName(options.policy) +
          " per-layer " + std::to_string(options.synflowPerLayer) + transforms +
-         (options.gate.expansionRule ? "" : " no-expansion-rule") + " threads " +
+         (options.gate.expansionRule ? "" : " no-expansion-rule") + " ln-synflow threads " +
          std::to_string(options.measure.threads) + " target " + targetKey(options.measure.target);
 }
 
@@ -328,6 +328,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
   const StartTiming startTimed = startTiming(inference, options, db, result.identity);
   result.originalSeconds = startTimed.seconds;
   LayerTimes layers(db, result.identity, options);
+  layers.setTuneStop(stop);
   const double originalConvSeconds = convSeconds(original, layers);
   result.otherSeconds = std::max(0.0, result.originalSeconds - originalConvSeconds);
   const double baselineSeconds = result.otherSeconds + originalConvSeconds;
@@ -376,9 +377,7 @@ SearchResult runSearch(const std::string &modelPath, const SearchOptions &option
     progress(state);
   };
   enterPhase("schedules");
-  if (stop())
-    layers.setTuneDeadline(Clock::now());
-  else if (options.candidates == 0)
+  if (options.candidates == 0)
     layers.setTuneDeadline(start + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(plan.schedulesEnd)));
   const std::vector<const CandidateResult *> best =

@@ -77,7 +77,7 @@ struct CandidateResult {
   double estimate = 0; ///< Seconds: the original's non-Conv time plus its layers' (measured).
   double flops = 0;
   int64_t params = 0;
-  std::map<std::string, double> proxies; ///< The gate's measured proxies of the candidate.
+  std::map<std::string, double> proxies; ///< The gate's measured proxies (synflow: ln).
   std::string capacity;                  ///< The gate's record (nas::capacityJson), or "".
 };
 
@@ -142,7 +142,9 @@ nas::GateParams gateParamsFor(const SearchOptions &options, size_t touchedConvs)
 
 /// The identity of a search: the model file's CRC-32, its seed, strategy, policy, per-layer
 /// tolerance, transformations (when not all), "no-expansion-rule" when the gate's rule is off,
-/// threads and target, so that --resume finds its records and no other's.
+/// "ln-synflow" (the records' synflow proxies are natural logs; a search recorded before, with
+/// linear synflow, is never resumed into one whose values are logs), threads and target, so that
+/// --resume finds its records and no other's.
 std::string searchIdentity(const std::string &modelPath, const SearchOptions &options);
 
 /// Runs the search on the model file `modelPath` (ONNX or JSON spec) with records in `db`:
@@ -152,8 +154,8 @@ std::string searchIdentity(const std::string &modelPath, const SearchOptions &op
 /// gate (nas::CapacityGate, the original measured once), and estimated from its Conv workloads
 /// (convWorkloads; each key measured once per target and version, found in `db` otherwise);
 /// every candidate is recorded in `db` before the next starts. `stop` is polled between
-/// candidates (a signal handler's flag): the search then ends with the candidates so far and
-/// measures no new schedule choice. Then
+/// candidates and before each new schedule choice (a signal handler's flag): the search then
+/// ends with the candidates so far, measures no new schedule choice and times what it has. Then
 /// each Conv workload of the original and of the `finalists` best estimates gets its schedule
 /// choices measured (LayerTimes::tune), the slowest workload first, and each of those networks
 /// is compiled with its fastest choices and timed whole, the original also with the default

@@ -237,15 +237,18 @@ std::string number(double value, const char *format) {
 }
 
 /// The gate proxy of `policy` a plot shows, relative to the original: ln(new) − ln(original) for
-/// synflow and fisher, new − original for the others; and its label.
+/// synflow (whose values are already natural logs: new − original) and fisher, new − original
+/// for the others; and its label.
 std::pair<double, std::string> relativeProxy(nas::Policy policy,
                                              const std::map<std::string, double> &candidate,
                                              const std::map<std::string, double> &original) {
   const std::string name = nas::proxiesOf(policy).front();
-  const bool logarithmic = name == "synflow" || name == "fisher";
   const double value = candidate.at(name), reference = original.at(name);
-  return {logarithmic ? std::log(value) - std::log(reference) : value - reference,
-          name + (logarithmic ? ": ln(new) - ln(original)" : ": new - original")};
+  if (name == "synflow")
+    return {value - reference, "ln synflow: new - original"};
+  if (name == "fisher")
+    return {std::log(value) - std::log(reference), name + ": ln(new) - ln(original)"};
+  return {value - reference, name + ": new - original"};
 }
 
 /// pareto.svg: every measured candidate's estimate against its gate proxy, the best marked.
@@ -304,13 +307,19 @@ std::string reportMarkdown(const std::string &reportJson) {
     md += "| " + name + " | " + number(before, format) + " | " + number(after, format) + " | " +
           number(after / before, "%.3g") + " |\n";
   };
+  auto logRow = [&](const std::string &name, double before, double after) {
+    md += "| " + name + " | " + number(before, "%.4g") + " | " + number(after, "%.4g") + " | " +
+          number(std::exp(after - before), "%.3g") + " |\n";
+  };
   row("latency (ms)", original["seconds"].get<double>() * 1e3, best["seconds"].get<double>() * 1e3,
       "%.3f");
   row("MFLOP", original["flops"].get<double>() * 1e-6, best["flops"].get<double>() * 1e-6, "%.1f");
   row("parameters (M)", original["params"].get<double>() * 1e-6,
       best["params"].get<double>() * 1e-6, "%.3f");
   for (const auto &[proxy, value] : best["proxies"].items())
-    if (original["proxies"].contains(proxy))
+    if (proxy == "synflow" && original["proxies"].contains(proxy))
+      logRow("ln synflow", original["proxies"][proxy].get<double>(), value.get<double>());
+    else if (original["proxies"].contains(proxy))
       row(proxy, original["proxies"][proxy].get<double>(), value.get<double>(), "%.4g");
   md += "\nSpeed-up " + number(best["speedup"].get<double>(), "%.2f") + "x over the original " +
         "with nasc's default schedules" +

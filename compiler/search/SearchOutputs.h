@@ -30,7 +30,10 @@ std::vector<std::string> writeSearchOutputs(const std::string &dir, const std::s
                                             const SearchResult &result,
                                             const SearchOptions &options, const TuningDb &db);
 
-/// The Markdown table of report.md (also what `nasc search` prints at its end).
+/// The Markdown table of report.md (also what `nasc search` prints at its end); the proxies of
+/// report.json's "original" and "best" in rows of original, searched and their ratio, synflow's
+/// (report.json holds its natural log) in a row "ln synflow" whose ratio is e^(searched −
+/// original).
 std::string reportMarkdown(const std::string &reportJson);
 
 } // namespace nasc::search

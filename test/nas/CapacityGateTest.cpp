@@ -74,19 +74,34 @@ TEST_CASE("fisher-seeds: a strict majority of the paired seeds", "[nas][capacity
   CHECK_THROWS_AS(nas::decide(Policy::FisherSeeds, original, transformed, {}), Error);
 }
 
-TEST_CASE("synflow: natural-log ratio against the tolerance; non-positive values refused",
+TEST_CASE("synflow: natural-log ratio against the tolerance; a synflow of 0 refused",
           "[nas][capacity]") {
-  const auto original = profile({{"synflow", 1e30}});
+  // The profiles hold ln synflow: a synflow of 1e30 is ln(1e30) = 69.08.
+  const auto original = profile({{"synflow", std::log(1e30)}});
   // ln(1e30 / e^t) - ln(1e30) = -t exactly at the default tolerance t.
   const double t = nas::kDefaultTolerances.at(Policy::Synflow);
-  CHECK(legal(Policy::Synflow, original, profile({{"synflow", 1e30 / std::exp(t) * 1.000001}})));
-  CHECK_FALSE(legal(Policy::Synflow, original, profile({{"synflow", 1e30 / std::exp(t) / 1.001}})));
+  CHECK(legal(Policy::Synflow, original,
+              profile({{"synflow", std::log(1e30) - t + std::log(1.000001)}})));
+  CHECK_FALSE(legal(Policy::Synflow, original,
+                    profile({{"synflow", std::log(1e30) - t - std::log(1.001)}})));
   nas::GateParams params;
   params.tolerances[Policy::Synflow] = std::log(100.0) + 1e-9;
-  CHECK(legal(Policy::Synflow, original, profile({{"synflow", 1e28}}), params));
-  const nas::Decision d = nas::decide(Policy::Synflow, original, profile({{"synflow", 0.0}}), {});
+  CHECK(legal(Policy::Synflow, original, profile({{"synflow", std::log(1e28)}}), params));
+  const nas::Decision ratio =
+      nas::decide(Policy::Synflow, original, profile({{"synflow", std::log(1e28)}}), params);
+  CHECK_THAT(ratio.reason, Catch::Contains("ln synflow 64.4724 (new) vs 69.0776 (original)") &&
+                               Catch::Contains("ln ratio -4.60517"));
+  // A synflow of 0 (ln -inf: nothing flows) or NaN has no log-ratio.
+  const double minusInf = -std::numeric_limits<double>::infinity();
+  const nas::Decision d =
+      nas::decide(Policy::Synflow, original, profile({{"synflow", minusInf}}), {});
   CHECK_FALSE(d.legal);
-  CHECK_THAT(d.reason, Catch::Contains("not positive"));
+  CHECK_THAT(d.reason,
+             Catch::Contains("a synflow is 0 (ln -inf)") && Catch::Contains("so no log-ratio"));
+  CHECK_FALSE(
+      legal(Policy::Synflow, profile({{"synflow", minusInf}}), profile({{"synflow", minusInf}})));
+  CHECK_FALSE(legal(Policy::Synflow, original,
+                    profile({{"synflow", std::numeric_limits<double>::quiet_NaN()}})));
 }
 
 TEST_CASE("synflow: a layer whose share of the total falls by more than the share tolerance is "
@@ -94,10 +109,12 @@ TEST_CASE("synflow: a layer whose share of the total falls by more than the shar
           "[nas][capacity]") {
   // Original: two main-path layers of 100 each and a projection of 1 (total 201). New: the
   // projection grouped, 1 -> 1/8, the total 200.125 (ln ratio -0.004): its share falls by
-  // ln((1 / 201) / (0.125 / 200.125)) = ln 8.0 - ln(201 / 200.125) = 2.07508.
+  // ln((1 / 201) / (0.125 / 200.125)) = ln 8.0 - ln(201 / 200.125) = 2.07508. The profiles hold
+  // the ln of each value.
   auto withLayers = [](double projection) {
-    nas::CapacityProfile p = profile({{"synflow", 200 + projection}});
-    p.synflowLayers = {{"a", 100}, {"b", 100}, {"proj", projection}};
+    nas::CapacityProfile p = profile({{"synflow", std::log(200 + projection)}});
+    p.synflowLayers = {
+        {"a", std::log(100.0)}, {"b", std::log(100.0)}, {"proj", std::log(projection)}};
     return p;
   };
   const nas::CapacityProfile original = withLayers(1), grouped = withLayers(0.125);
@@ -110,14 +127,22 @@ TEST_CASE("synflow: a layer whose share of the total falls by more than the shar
   params.synflowShareTolerance -= 2e-9;
   CHECK_FALSE(legal(Policy::Synflow, original, grouped, params));
   // Every layer halved: the total halves (ln ratio -0.69, within 6.5) and no share moves.
-  nas::CapacityProfile halved = profile({{"synflow", 100.5}});
-  halved.synflowLayers = {{"a", 50}, {"b", 50}, {"proj", 0.5}};
+  nas::CapacityProfile halved = profile({{"synflow", std::log(100.5)}});
+  halved.synflowLayers = {{"a", std::log(50.0)}, {"b", std::log(50.0)}, {"proj", std::log(0.5)}};
   CHECK(legal(Policy::Synflow, original, halved));
   // Layers only in one profile are not compared; without layers the total decides alone.
   nas::CapacityProfile renamed = grouped;
-  renamed.synflowLayers = {{"a", 100}, {"b", 100}, {"proj_part0", 0.125}};
+  renamed.synflowLayers = {
+      {"a", std::log(100.0)}, {"b", std::log(100.0)}, {"proj_part0", std::log(0.125)}};
   CHECK(legal(Policy::Synflow, original, renamed));
-  CHECK(legal(Policy::Synflow, profile({{"synflow", 201}}), profile({{"synflow", 200.125}})));
+  CHECK(legal(Policy::Synflow, profile({{"synflow", std::log(201.0)}}),
+              profile({{"synflow", std::log(200.125)}})));
+  // A layer with a synflow of 0 (ln -inf) has no share to compare and is skipped.
+  nas::CapacityProfile cut = profile({{"synflow", std::log(200.0)}});
+  cut.synflowLayers = {{"a", std::log(100.0)},
+                       {"b", std::log(100.0)},
+                       {"proj", -std::numeric_limits<double>::infinity()}};
+  CHECK(legal(Policy::Synflow, original, cut));
   // The vote's synflow member applies the rule too.
   CHECK_THAT(nas::decide(Policy::Vote, original, grouped, {}).reason,
              Catch::Contains("synflow refused") && Catch::Contains("'proj'"));
@@ -129,7 +154,7 @@ TEST_CASE("synflow: a layer keeping less than the weight floor of its weights is
   // 3x3 convs of 64 -> 64 channels, 36,864 weights each; conv2 after bottleneck(4) of conv1
   // (16 input channels) and group(2): 64 x 8 x 9 = 4,608 weights, 1/8 of 36,864.
   auto withWeights = [](int64_t conv1, int64_t conv2) {
-    nas::CapacityProfile p = profile({{"synflow", 1e20}});
+    nas::CapacityProfile p = profile({{"synflow", std::log(1e20)}});
     p.layerWeights = {{"conv1", conv1}, {"conv2", conv2}};
     return p;
   };
@@ -145,7 +170,7 @@ TEST_CASE("synflow: a layer keeping less than the weight floor of its weights is
   params.layerWeightFloor = 0.125;
   CHECK(legal(Policy::Synflow, original, withWeights(9216, 4608), params));
   // Layers only in one profile are not compared; the vote's synflow member applies the floor.
-  nas::CapacityProfile renamed = profile({{"synflow", 1e20}});
+  nas::CapacityProfile renamed = profile({{"synflow", std::log(1e20)}});
   renamed.layerWeights = {{"conv2_part0", 10}};
   CHECK(legal(Policy::Synflow, original, renamed));
   CHECK_THAT(nas::decide(Policy::Vote, original, withWeights(9216, 4608), {}).reason,
@@ -170,9 +195,12 @@ TEST_CASE("train-loss: new loss at most the original's plus the tolerance", "[na
 }
 
 TEST_CASE("vote: at least two of synflow, jacob_cov and train-loss", "[nas][capacity]") {
-  const auto original = profile({{"synflow", 100.0}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
-  const auto synflowBad = profile({{"synflow", 1e-10}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
-  const auto twoBad = profile({{"synflow", 1e-10}, {"jacob_cov", 10.0}, {"train_loss", 1.0}});
+  // ln synflow: 100 -> 1e-10 is a ln ratio of -25.3.
+  const double lnBad = std::log(1e-10);
+  const auto original =
+      profile({{"synflow", std::log(100.0)}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
+  const auto synflowBad = profile({{"synflow", lnBad}, {"jacob_cov", 50.0}, {"train_loss", 1.0}});
+  const auto twoBad = profile({{"synflow", lnBad}, {"jacob_cov", 10.0}, {"train_loss", 1.0}});
   CHECK(legal(Policy::Vote, original, synflowBad));
   const nas::Decision d = nas::decide(Policy::Vote, original, twoBad, {});
   CHECK_FALSE(d.legal);

@@ -1,13 +1,14 @@
 // synflow on networks deep enough that float32 overflows (nas::scaleForSynflow), against values
 // computed by hand: with every weight w and an all-ones input, every value of a channel is the
 // same number, and Σ W ⊙ dR/dW of a layer is dR/dt at t = 1 when that layer's weights are
-// multiplied by t.
+// multiplied by t. nas::synflow's values are natural logs, compared with the ln of those values.
 #include "compiler/nas/Synflow.h"
 #include "ir/Error.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace {
 
@@ -62,9 +63,90 @@ TEST_CASE("synflow of a residual network whose float32 values overflow", "[nas][
   REQUIRE(score.layers.size() == 2 * blocks);
   for (const nas::LayerScore &layer : score.layers) {
     INFO(layer.conv);
-    CHECK(std::log(layer.value) == Approx(logLayer).margin(1e-5));
+    CHECK(layer.value == Approx(logLayer).margin(1e-5));
   }
-  CHECK(std::log(score.total) == Approx(logLayer + std::log(2.0 * blocks)).margin(1e-5));
+  CHECK(score.total == Approx(logLayer + std::log(2.0 * blocks)).margin(1e-5));
+}
+
+TEST_CASE("ln synflow of a chain beyond the double range is finite and exact",
+          "[nas][proxy][synflow]") {
+  // D 1x1 convs of C channels, weights w, on an all-ones input: every entry after l convs is
+  // (C w)^l, R = C (C w)^D, and R is linear in each conv's weights (no bias), so every conv's
+  // synflow is dR/dt at t = 1 = R: ln S_l = ln C + D ln(C w), ln total = ln D + ln S_l. With
+  // C = 16, w = 4, D = 200 that is 834.6 > ln(DBL_MAX) = 709.8, where synflow in double
+  // overflowed.
+  const int64_t channels = 16, depth = 200;
+  const float w = 4.0f;
+  ir::Graph graph = withInput(channels);
+  std::string x = "x";
+  for (int64_t l = 0; l < depth; ++l)
+    x = conv(graph, "c" + std::to_string(l), x, channels, channels, w);
+  graph.outputs = {x};
+  const double logLayer =
+      std::log(static_cast<double>(channels)) + depth * std::log(static_cast<double>(channels) * w);
+  REQUIRE(logLayer > std::log(std::numeric_limits<double>::max()));
+
+  const nas::ProxyScore score = nas::synflow(graph);
+  REQUIRE(score.layers.size() == static_cast<size_t>(depth));
+  for (const nas::LayerScore &layer : score.layers) {
+    INFO(layer.conv);
+    CHECK(std::isfinite(layer.value));
+    CHECK(layer.value == Approx(logLayer).margin(1e-4));
+  }
+  CHECK(std::isfinite(score.total));
+  CHECK(score.total == Approx(logLayer + std::log(static_cast<double>(depth))).margin(1e-4));
+}
+
+TEST_CASE("synflow through Concats of channels at very different scales does not underflow",
+          "[nas][proxy][synflow]") {
+  // L units x -> m = conv_m(Concat(a, b)): a = conv_a(x), 1 -> 1 channel, weight 2; b = conv_b(x),
+  // 1 -> 63 channels, weights 0; m: 64 -> 1, weights 1. Every unit doubles x, so R = 2^L, and R
+  // is linear in conv_a's and conv_m's weights: S = R = 2^L for each (ln S = L ln 2), S = 0 for
+  // conv_b (ln -inf); ln total = ln(2 L) + L ln 2. One bound for all 64 channels of a Concat
+  // would make each unit's bound 64 times too large (64^30 = 1.5e54): the float32 copy would
+  // underflow to 0.
+  const int units = 30;
+  ir::Graph graph = withInput(1);
+  std::string x = "x";
+  for (int u = 0; u < units; ++u) {
+    const std::string p = "u" + std::to_string(u);
+    const std::string a = conv(graph, p + ".a", x, 1, 1, 2.0f),
+                      b = conv(graph, p + ".b", x, 1, 63, 0);
+    const std::string cat = node(graph, p + ".cat", "Concat", {a, b}, {{"axis", int64_t{1}}});
+    graph.values[a] = {ir::DType::Float32, {1, 1, 1, 1}};
+    graph.values[b] = {ir::DType::Float32, {1, 63, 1, 1}};
+    graph.values[cat] = {ir::DType::Float32, {1, 64, 1, 1}};
+    x = conv(graph, p + ".m", cat, 64, 1, 1.0f);
+    graph.values[x] = {ir::DType::Float32, {1, 1, 1, 1}};
+  }
+  graph.outputs = {x};
+  const double logR = units * std::log(2.0);
+
+  const nas::ProxyScore score = nas::synflow(graph);
+  REQUIRE(score.layers.size() == 3 * static_cast<size_t>(units));
+  for (const nas::LayerScore &layer : score.layers) {
+    INFO(layer.conv);
+    if (layer.conv.back() == 'b')
+      CHECK(layer.value == -std::numeric_limits<double>::infinity());
+    else
+      CHECK(layer.value == Approx(logR).margin(1e-5));
+  }
+  CHECK(score.total == Approx(std::log(2.0 * units) + logR).margin(1e-5));
+}
+
+TEST_CASE("ln synflow of a conv through which nothing flows is -inf and adds nothing",
+          "[nas][proxy][synflow]") {
+  // c1 (weights 2, 2 -> 2 channels) feeds the output, R = 2 · 4 = 8 = S(c1); c0 reads x too but
+  // its output reaches no graph output, so dR/dW = 0: ln S(c0) = -inf, ln total = ln 8.
+  ir::Graph graph = withInput(2);
+  conv(graph, "c0", "x", 2, 2, 1.0f);
+  graph.outputs = {conv(graph, "c1", "x", 2, 2, 2.0f)};
+  const nas::ProxyScore score = nas::synflow(graph);
+  REQUIRE(score.layers.size() == 2);
+  CHECK(std::isinf(score.layers[0].value));
+  CHECK(score.layers[0].value < 0);
+  CHECK(score.layers[1].value == Approx(std::log(8.0)).margin(1e-6));
+  CHECK(score.total == Approx(std::log(8.0)).margin(1e-6));
 }
 
 TEST_CASE("synflow through a Concat of values at different scales and a biased Gemm",
@@ -86,8 +168,9 @@ TEST_CASE("synflow through a Concat of values at different scales and a biased G
 
   const nas::ProxyScore score = nas::synflow(graph);
   REQUIRE(score.layers.size() == 2);
-  CHECK(score.layers[0].value == Approx(288.0).epsilon(1e-6));
-  CHECK(score.layers[1].value == Approx(312.0).epsilon(1e-6));
+  CHECK(score.layers[0].value == Approx(std::log(288.0)).margin(1e-6));
+  CHECK(score.layers[1].value == Approx(std::log(312.0)).margin(1e-6));
+  CHECK(score.total == Approx(std::log(600.0)).margin(1e-6));
 }
 
 TEST_CASE("synflow names the node whose weight is shared", "[nas][proxy][synflow]") {

@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -155,6 +156,23 @@ TEST_CASE("a search stops between candidates when asked", "[search]") {
     CHECK(record.workload.find(" schedule ") == std::string::npos);
 }
 
+TEST_CASE("a search asked to stop while it tunes schedules measures no new choice", "[search]") {
+  search::TuningDb db(nasc::test::freshPath("search", "search_stop_schedules.db"));
+  bool tuning = false;
+  int polled = 0;
+  const search::SearchResult result = search::runSearch(
+      smallModel(), smallOptions(3), db,
+      [&](const search::Progress &state) { tuning = tuning || state.phase == "schedules"; },
+      [&] { return tuning && ++polled > 3; });
+  CHECK(result.candidates.size() == 3);
+  // At most the 3 choices polled before the stop (the default trace is measured before).
+  int choices = 0;
+  for (const search::TuningRecord &record : db.searchRecords(result.identity + "#layers"))
+    choices += record.workload.find(" schedule ") != std::string::npos ? 1 : 0;
+  CHECK(choices <= 3);
+  CHECK(polled > 3);
+}
+
 TEST_CASE("a search with a time budget ends within it, every phase included", "[search]") {
   // planBudget's reserve is an estimate and the last candidate may end after the exploration's
   // end (here one candidate's layers take 2-8 s): half the budget again is the slack.
@@ -215,8 +233,11 @@ TEST_CASE("the outputs of a search hold the best candidate's steps", "[search]")
 
 TEST_CASE("report.md gives a proxy's ratio in significant digits however small", "[search]") {
   // synflow of CIFAR ResNet-34 before and after a search (the demo of 2026-12-04): the ratio
-  // 4.9e49 / 1.9e55 is 2.58e-06, which three decimals printed as 0.000.
-  const nlohmann::json proxies = {{"synflow", 1.9e55}}, after = {{"synflow", 4.9e49}};
+  // 4.9e49 / 1.9e55 is 2.58e-06, which three decimals printed as 0.000. report.json holds ln
+  // synflow (ln 1.9e55 = 127.28, ln 4.9e49 = 114.42), which the row shows as "ln synflow" with
+  // the ratio of the linear values, e^(114.42 - 127.28).
+  const nlohmann::json proxies = {{"synflow", std::log(1.9e55)}},
+                       after = {{"synflow", std::log(4.9e49)}};
   const nlohmann::json report = {
       {"model", "m.json"},
       {"cpu", "znver5"},
@@ -239,7 +260,7 @@ TEST_CASE("report.md gives a proxy's ratio in significant digits however small",
         {"speedup_vs_tuned", nullptr}}},
       {"layers", nlohmann::json::array()}};
   const std::string md = search::reportMarkdown(report.dump());
-  CHECK(md.find("| synflow | 1.9e+55 | 4.9e+49 | 2.58e-06 |") != std::string::npos);
+  CHECK(md.find("| ln synflow | 127.3 | 114.4 | 2.58e-06 |") != std::string::npos);
   CHECK(md.find("| latency (ms) | 10.000 | 4.000 | 0.4 |") != std::string::npos);
 }
 

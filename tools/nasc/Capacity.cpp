@@ -13,14 +13,17 @@ namespace nasc::cli {
 namespace {
 
 /// The proxies (original, new, and new / original, or new − original for the log-space and loss
-/// proxies jacob_cov and train_loss), every policy's decision, and the selected one's reason.
+/// proxies: synflow, measured as its natural log and shown as "ln synflow", jacob_cov and
+/// train_loss), every policy's decision, and the selected one's reason.
 void printTable(const nas::CapacityReport &report) {
   std::printf("%-12s %14s %14s %14s\n", "proxy", "original", "new", "new/orig | diff");
   for (const std::string &name : nas::capacityProxyNames()) {
     if (!report.original.proxies.count(name))
       continue;
     const double o = report.original.proxies.at(name), n = report.transformed.proxies.at(name);
-    if (name == "jacob_cov" || name == "train_loss")
+    if (name == "synflow")
+      std::printf("%-12s %14.6f %14.6f %+14.6f\n", "ln synflow", o, n, n - o);
+    else if (name == "jacob_cov" || name == "train_loss")
       std::printf("%-12s %14.6e %14.6e %+14.6f\n", name.c_str(), o, n, n - o);
     else
       std::printf("%-12s %14.6e %14.6e %14.6f\n", name.c_str(), o, n, n / o);
@@ -66,7 +69,8 @@ void addCapacityCommand(CLI::App &app, int &exitStatus) {
   addGateOptions(*cmd, *args, {.seed = true});
   cmd->add_flag("--json", args->json,
                 "Print {\"legal\": b, \"policy\": P, \"reason\": R, \"proxies\": {NAME: "
-                "{\"original\": x, \"new\": y}}, \"decisions\": {POLICY: b}}");
+                "{\"original\": x, \"new\": y}}, \"decisions\": {POLICY: b}}; synflow's x and y "
+                "are natural logs");
   cmd->callback([args, &exitStatus] { exitStatus = capacity(*args); });
 }
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -19,26 +20,34 @@ struct FisherArgs {
   bool json = false;
 };
 
+/// `value`, ±infinity as ±1e308 (JSON has no infinity: ln synflow of a layer without flow).
+double jsonNumber(double value) { return std::isinf(value) ? std::copysign(1e308, value) : value; }
+
 void printJson(const nas::FisherMeasurement &m, const std::string &proxy) {
   nlohmann::ordered_json layers = nlohmann::ordered_json::object(), layersStd = layers;
   for (size_t k = 0; k < m.layers.size(); ++k) {
-    layers[m.layers[k]] = m.layerValues[k].mean;
-    layersStd[m.layers[k]] = m.layerValues[k].std;
+    layers[m.layers[k]] = jsonNumber(m.layerValues[k].mean);
+    layersStd[m.layers[k]] = jsonNumber(m.layerValues[k].std);
   }
-  nlohmann::ordered_json out = {{"total", m.total.mean},
-                                {"layers", layers},
-                                {"seeds", m.totals.size()},
-                                {"proxy", proxy},
-                                {"std", {{"total", m.total.std}, {"layers", layersStd}}}};
+  nlohmann::ordered_json out = {
+      {"total", jsonNumber(m.total.mean)},
+      {"layers", layers},
+      {"seeds", m.totals.size()},
+      {"proxy", proxy},
+      {"std", {{"total", jsonNumber(m.total.std)}, {"layers", layersStd}}}};
   std::cout << out.dump(1) << "\n";
 }
 
+/// One line per layer and the total: mean and std over the runs; synflow's (natural logs,
+/// FisherMeasurement.h logMeanStd) under the headings "ln synflow" and "std (ln)", in fixed point.
 void printTable(const nas::FisherMeasurement &m, const std::string &proxy) {
-  std::printf("%-60s %14s %14s\n", "layer (conv output)", proxy.c_str(), "std");
+  const bool ln = proxy == "synflow";
+  const char *format = ln ? "%-60s %14.6f %14.6f\n" : "%-60s %14.6e %14.6e\n";
+  std::printf("%-60s %14s %14s\n", "layer (conv output)", ln ? "ln synflow" : proxy.c_str(),
+              ln ? "std (ln)" : "std");
   for (size_t k = 0; k < m.layers.size(); ++k)
-    std::printf("%-60s %14.6e %14.6e\n", m.layers[k].c_str(), m.layerValues[k].mean,
-                m.layerValues[k].std);
-  std::printf("%-60s %14.6e %14.6e\n", "total", m.total.mean, m.total.std);
+    std::printf(format, m.layers[k].c_str(), m.layerValues[k].mean, m.layerValues[k].std);
+  std::printf(format, "total", m.total.mean, m.total.std);
   std::printf("(%zu run%s)\n", m.totals.size(), m.totals.size() == 1 ? "" : "s");
 }
 
@@ -87,16 +96,17 @@ void addFisherCommand(CLI::App &app) {
                   "--weights model)")
       ->check(CLI::IsMember({"insert", "keep"}));
   cmd->add_option("--proxy", args->proxy,
-                  "fisher: Fisher Potential; synflow: Σ|W dR/dW| with "
-                  "|weights|, no BN, ones "
-                  "input; jacob_cov: NASWOT log|det K| of the ReLU codes (no "
+                  "fisher: Fisher Potential; synflow: Σ|W dR/dW| with |weights|, no BN, "
+                  "ones input, printed as its natural log (ln synflow, per layer and in "
+                  "total); jacob_cov: NASWOT log|det K| of the ReLU codes (no "
                   "layers); snip: "
                   "Σ|W dL/dW|; grad_norm: ||dL/dW||")
       ->check(CLI::IsMember(nas::proxyNames()))
       ->capture_default_str();
   cmd->add_flag("--json", args->json,
                 "Print {\"total\": X, \"layers\": {...}, \"seeds\": K, \"proxy\": P, "
-                "\"std\": {...}}");
+                "\"std\": {...}} (synflow: X, the layers and std in natural log; -inf "
+                "written as -1e308)");
   cmd->callback([args] { fisher(*args); });
 }
 
