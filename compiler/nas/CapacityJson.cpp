@@ -6,11 +6,7 @@
 
 namespace nasc::nas {
 
-namespace {
-
 double jsonNumber(double value) { return std::isinf(value) ? std::copysign(1e308, value) : value; }
-
-} // namespace
 
 std::string capacityJson(const CapacityReport &report, int indent) {
   nlohmann::ordered_json proxies = nlohmann::ordered_json::object();

@@ -15,4 +15,7 @@ namespace nasc::nas {
 /// `indent` as nlohmann::json::dump (-1: one line).
 std::string capacityJson(const CapacityReport &report, int indent);
 
+/// `value` as a JSON number: ±infinity (JSON has none) as ±1e308, every other value unchanged.
+double jsonNumber(double value);
+
 } // namespace nasc::nas

@@ -1,9 +1,9 @@
+#include "compiler/nas/CapacityJson.h"
 #include "compiler/nas/FisherMeasurement.h"
 #include "tools/nasc/Commands.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -20,10 +20,8 @@ struct FisherArgs {
   bool json = false;
 };
 
-/// `value`, ±infinity as ±1e308 (JSON has no infinity: ln synflow of a layer without flow).
-double jsonNumber(double value) { return std::isinf(value) ? std::copysign(1e308, value) : value; }
-
 void printJson(const nas::FisherMeasurement &m, const std::string &proxy) {
+  using nas::jsonNumber;
   nlohmann::ordered_json layers = nlohmann::ordered_json::object(), layersStd = layers;
   for (size_t k = 0; k < m.layers.size(); ++k) {
     layers[m.layers[k]] = jsonNumber(m.layerValues[k].mean);
